@@ -1,8 +1,10 @@
-//! NDJSON framing for the Context Graph Protocol (REQUIREMENTS §1).
+//! The Context Graph Protocol's envelopes and their NDJSON framing (§1, §2),
+//! usable by hosts and providers alike, with no runtime and no policy.
 //!
-//! Over stdio every CGP envelope is one JSON object on one line. This crate
-//! turns a byte stream into those lines; decoding a line into an envelope
-//! happens a layer up.
+//! Over stdio every CGP envelope is one JSON object on one line; over HTTP
+//! one envelope is one body. This crate turns a byte stream into lines
+//! ([`framing`], [`reader`]), a line into an [`Envelope`] ([`decode`]), and
+//! an envelope back into a line ([`encode_line`]).
 //!
 //! # Why a cap, and why recovery
 //!
@@ -22,6 +24,10 @@
 //!
 //! # Layers
 //!
+//! - [`envelope`]: the eight envelopes, plus [`Envelope::Unknown`] for a
+//!   `type` this implementation does not know (a value, not an error).
+//! - [`decode`]: one line → envelope, with a typed [`DecodeError`] per bad line.
+//! - [`envelope_reader`]: [`EnvelopeReader`], lines and decoding joined.
 //! - [`framing`]: the sans-IO [`LineFramer`] state machine; drive it from any
 //!   byte source.
 //! - [`reader`]: [`LineReader`], a blocking lending reader over
