@@ -2,84 +2,44 @@
 //!
 //! Implement [`Provider`] (identity, data flow, capabilities, `query`, and
 //! optionally `verify`) and hand it to a runner; the runner speaks the
-//! protocol for you.
+//! protocol for you:
+//!
+//! - [`serve_stdio`] / [`serve()`] ([`serve` module](mod@serve)): handshake,
+//!   correlation, concurrency, malformed input, honesty guard, shutdown;
+//!   [`Session`] is the same logic without I/O, for other transports.
+//! - [`FrameBuilder`]: frames whose `token_cost` (B3) and `content_digest`
+//!   (D1) are computed, never typed.
+//! - [`file_excerpt`], [`read_range`], [`path_to_file_uri`],
+//!   [`file_uri_to_path`]: file provenance whose digest covers exactly the
+//!   addressed bytes (F5).
+//! - [`pack()`] with [`filter_kinds`], [`filter_as_of`], [`check_embedding`]:
+//!   an answer that honours the budget and says truthfully what it left out.
+//! - [`audit_answer`], [`complete_verdicts`]: the checks the runner applies,
+//!   callable from a provider's own tests.
+//!
+//! Over stdio, stdout *is* the protocol channel: a provider must never print
+//! to it (use stderr, as the runner does for its own diagnostics), or the
+//! host reads the stray text as a malformed envelope.
 
 #![warn(missing_docs)]
 
-use contextgraph_types::{
-    Capabilities, ContextQuery, ContextQueryResult, ErrorCode, FrameVerdict, ProviderInfo, Verdict,
-    VerifyRequest, VerifyResponse,
+pub mod digest;
+pub mod file_provenance;
+pub mod frame_builder;
+pub mod honesty;
+pub mod pack;
+mod provider;
+pub mod serve;
+
+pub use digest::{sha256_digest, Sha256Hasher};
+pub use file_provenance::{
+    count_lines, file_excerpt, file_uri_to_path, path_to_file_uri, read_range,
+    whole_file_provenance, FileExcerpt, FileUriError, ProvenanceError,
 };
-
-/// A failure a provider reports instead of frames: a code for the machine and
-/// a message for a person (sent as an `error` envelope).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {message}")]
-pub struct ProviderError {
-    /// Machine-readable classification.
-    pub code: ErrorCode,
-    /// Human-readable detail.
-    pub message: String,
-}
-
-impl ProviderError {
-    /// An error with `code` and `message`.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ProviderError {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// `bad_request`: the request is malformed or unintelligible (never retried).
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::BadRequest, message)
-    }
-
-    /// `internal`: a provider fault.
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Internal, message)
-    }
-
-    /// `unavailable`: transient; the host retries with backoff.
-    pub fn unavailable(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Unavailable, message)
-    }
-}
-
-/// What a provider author implements. Everything protocol-shaped (handshake,
-/// correlation, malformed input, shutdown) is the runner's job, not yours.
-///
-/// Methods take `&self` and the trait requires `Send + Sync` because a
-/// runner serves several in-flight queries at once when the provider declares
-/// correlation.
-pub trait Provider: Send + Sync + 'static {
-    /// Identity and data flow, sent in the `handshake_ack`. `name` doubles as
-    /// the provider id hosts key frames and consent on.
-    fn info(&self) -> ProviderInfo;
-
-    /// Capabilities, sent in the `handshake_ack`.
-    fn capabilities(&self) -> Capabilities;
-
-    /// Answer a query. Build frames with the helpers in this crate so costs,
-    /// digests and provenance are honest by construction, and pack them with
-    /// the packing helper so the budget is honoured and `truncated` is true
-    /// exactly when something was left out.
-    fn query(&self, query: &ContextQuery) -> Result<ContextQueryResult, ProviderError>;
-
-    /// Revalidate held frames. The default answers `unknown` for every
-    /// identity, which is always honest (hosts evict on anything but `valid`,
-    /// V3). Override it only with a real comparison of digests.
-    fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
-        VerifyResponse {
-            verdicts: request
-                .frames
-                .iter()
-                .map(|id| FrameVerdict {
-                    frame: id.clone(),
-                    verdict: Verdict::Unknown,
-                })
-                .collect(),
-        }
-    }
-}
+pub use frame_builder::{clamp_score, FrameBuilder};
+pub use honesty::{audit_answer, audit_verdicts, complete_verdicts};
+pub use pack::{check_embedding, filter_as_of, filter_kinds, pack, rank};
+pub use provider::{Provider, ProviderError};
+pub use serve::{
+    serve, serve_stdio, serve_stdio_with, Dispatch, Job, ServeError, ServeOptions, Session,
+};

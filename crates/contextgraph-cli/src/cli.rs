@@ -1,0 +1,80 @@
+//! The top-level command line: `cgp <COMMAND>`.
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::commands::serve::ServeArgs;
+use crate::output::ColorMode;
+
+/// Shown after `--help`: examples first, because that is what people look for.
+const AFTER_HELP: &str = "\
+Examples:
+  Serve the documents of ./docs to a host that spawns this command:
+    cgp serve docs ./docs
+
+  Talk to it by hand (one JSON envelope per line):
+    printf '%s\\n' \\
+      '{\"type\":\"handshake\",\"protocol_version\":\"contextgraph/1.0-draft\"}' \\
+      '{\"type\":\"query\",\"id\":\"q1\",\"query\":{\"goal\":\"retry policy\",\"max_frames\":3,\"max_tokens\":2000}}' \\
+      '{\"type\":\"shutdown\"}' | cgp serve docs ./docs
+
+Exit codes:
+  0  success
+  1  failure (the reason is printed on stderr)
+  2  usage error (unknown command, missing or bad argument)
+
+Environment:
+  NO_COLOR        when set and not empty, never colour messages
+  CLICOLOR_FORCE  when set and not 0, colour messages even when stderr is not a terminal";
+
+/// The Context Graph Protocol command line: serve providers over stdio.
+///
+/// Data goes to stdout and errors to stderr, so `cgp` composes with pipes.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cgp",
+    version,
+    about = "The Context Graph Protocol (CGP) command line: serve providers over stdio",
+    after_help = AFTER_HELP,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve a built-in provider over stdio, for a host to spawn.
+    Serve(ServeArgs),
+}
+
+/// Parse the process arguments. On `--help`/`--version` the text is printed
+/// to stdout and `Err(0)` returned; on a usage error the message goes to
+/// stderr and `Err(2)`.
+pub fn parse(color: ColorMode) -> Result<Cli, ExitCode> {
+    let command = Cli::command().color(color.clap_choice());
+    command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|error| {
+            // Printing fails only when the stream is closed; there is no one
+            // left to tell, so the exit code is all that remains.
+            let _ = error.print();
+            ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(crate::output::EXIT_USAGE))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

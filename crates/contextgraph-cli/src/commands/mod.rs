@@ -1,0 +1,19 @@
+//! One module per command; [`run`] dispatches.
+//!
+//! A command returns `Ok(())` or an error whose message a person can act on
+//! (it names the provider or input, the rule broken and what to do next);
+//! `main` prints it and exits 1.
+
+pub mod serve;
+
+use crate::cli::Command;
+
+/// What a command returns on failure.
+pub type CommandError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Run one command.
+pub fn run(command: Command) -> Result<(), CommandError> {
+    match command {
+        Command::Serve(args) => serve::run(args),
+    }
+}

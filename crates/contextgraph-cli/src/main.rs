@@ -1,0 +1,33 @@
+//! `cgp`, the Context Graph Protocol command line.
+//!
+//! Layout, so each later command is one more file:
+//! - `cli.rs`: the clap definitions of the top level (`cgp <COMMAND>`);
+//! - `commands/`: one module per command (`serve/` today; `context`,
+//!   `inspect`, `consent`, `mcp` slot in beside it), each owning its
+//!   arguments and a `run` function;
+//! - `output.rs`: how results and errors reach a person — data on stdout,
+//!   errors on stderr, colour only when wanted (`NO_COLOR`), and a closed
+//!   stdout ending the program quietly instead of panicking.
+//!
+//! Exit codes: 0 success, 1 failure (the error is on stderr), 2 usage error.
+
+mod cli;
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let color = output::ColorMode::detect();
+    let cli = match cli::parse(color) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match commands::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            output::report_error(&*error, color);
+            ExitCode::from(output::EXIT_FAILURE)
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The runner: speaks the protocol over a byte stream so a provider author
+//! only writes `query`.
+//!
+//! [`serve_stdio`] is what a provider binary's `main` calls; [`serve`] is
+//! the same over any reader/writer pair (an in-memory [`memory::pipe`] in
+//! tests). The protocol logic itself lives in [`Session`], which has no I/O,
+//! so an HTTP server can reuse it one envelope at a time.
+//!
+//! # What the runner does for the author
+//!
+//! - **Handshake (H1, H3):** a host version in our major family gets a
+//!   `handshake_ack` with [`PROTOCOL_VERSION`](contextgraph_types::PROTOCOL_VERSION),
+//!   `info()` and `capabilities()`; any other version gets
+//!   `incompatible_version` naming both families, and the connection stays
+//!   open for another attempt. Queries and verifies before that get
+//!   `bad_request` ("handshake first").
+//! - **Queries:** checked for shape, F4 `as_of` and the E1 vector length
+//!   before the provider sees them; answered with `frames`.
+//! - **Correlation (H4):** a provider declaring `correlation` gets up to
+//!   [`ServeOptions::max_in_flight`] requests served concurrently, each
+//!   reply echoing its request `id`; when the limit is reached the runner
+//!   stops reading (backpressure) instead of queueing. A provider without it
+//!   is served strictly in lock-step, in order, and its replies carry no `id`.
+//! - **Honesty guard:** every answer is audited against its query
+//!   ([`audit_answer`](crate::audit_answer)) before it is sent; a dishonest
+//!   one is replaced by an `internal` error listing the broken rules.
+//! - **Verify (V2):** refused with `bad_request` unless `capabilities.verify`;
+//!   otherwise exactly one verdict per requested identity.
+//! - **Robustness (R1):** malformed, oversized or unknown input gets
+//!   `bad_request` (unknown notifications are ignored) and serving goes on; a
+//!   panic in the author's code is answered as `internal`.
+//! - **Teardown (R2):** `shutdown` or end of input stops reading, lets
+//!   in-flight work finish within [`ServeOptions::shutdown_grace`], flushes,
+//!   and returns `Ok(())`.
+//!
+//! One writer thread owns the output and flushes whenever its queue is
+//! momentarily empty. Diagnostics go to stderr, never to the output.
+
+pub mod memory;
+mod pool;
+mod session;
+mod writer;
+
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use contextgraph_codec::{FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BYTES};
+
+use crate::provider::Provider;
+use pool::{InFlight, Pool};
+pub use session::{Dispatch, Job, Session};
+use writer::{encode, write_loop, Outgoing};
+
+/// How the runner serves. Build with [`ServeOptions::default`] and the
+/// `with_*` methods.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServeOptions {
+    /// Most requests outstanding at once for a provider that declared
+    /// correlation (default 64). Reading pauses while this many are in
+    /// flight. Ignored in lock-step, where it is 1 by definition.
+    pub max_in_flight: usize,
+    /// How long `shutdown` or end of input waits for in-flight work before
+    /// returning anyway (default 2 s). Work still running then is abandoned
+    /// and its reply discarded.
+    pub shutdown_grace: Duration,
+    /// Audit every answer before sending it (default true). Turn off only
+    /// in a provider that must be able to lie, e.g. a conformance test double.
+    pub enforce_honesty: bool,
+    /// Longest accepted input line in bytes (default 16 MiB); a longer one
+    /// is discarded unread and answered with `bad_request`.
+    pub max_line_bytes: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            max_in_flight: 64,
+            shutdown_grace: Duration::from_secs(2),
+            enforce_honesty: true,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+impl ServeOptions {
+    /// Set [`max_in_flight`](Self::max_in_flight) (at least 1).
+    #[must_use]
+    pub fn with_max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight.max(1);
+        self
+    }
+
+    /// Set [`shutdown_grace`](Self::shutdown_grace).
+    #[must_use]
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Set [`enforce_honesty`](Self::enforce_honesty).
+    #[must_use]
+    pub fn with_honesty(mut self, enforce: bool) -> Self {
+        self.enforce_honesty = enforce;
+        self
+    }
+
+    /// Set [`max_line_bytes`](Self::max_line_bytes).
+    #[must_use]
+    pub fn with_max_line_bytes(mut self, max_line_bytes: usize) -> Self {
+        self.max_line_bytes = max_line_bytes;
+        self
+    }
+}
+
+/// Why serving stopped other than by `shutdown` or end of input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// Reading requests failed. The host's end of the input is broken;
+    /// in-flight work was still given its grace and flushed.
+    #[error(
+        "reading requests from the host failed: {0}; the host probably died, nothing to retry"
+    )]
+    Input(#[source] io::Error),
+    /// Writing replies failed (typically the host closed its end).
+    #[error("writing replies to the host failed: {0}; the host stopped reading, nothing to retry")]
+    Output(#[source] io::Error),
+}
+
+/// Serve `provider` on stdin/stdout with default options until `shutdown`
+/// or end of input. A provider binary is:
+///
+/// ```no_run
+/// # use contextgraph_provider::{serve_stdio, Provider, ProviderError};
+/// # use contextgraph_types::*;
+/// # struct MyProvider;
+/// # impl Provider for MyProvider {
+/// #     fn info(&self) -> ProviderInfo { unimplemented!() }
+/// #     fn capabilities(&self) -> Capabilities { unimplemented!() }
+/// #     fn query(&self, _: &ContextQuery) -> Result<ContextQueryResult, ProviderError> { unimplemented!() }
+/// # }
+/// fn main() -> Result<(), contextgraph_provider::ServeError> {
+///     serve_stdio(MyProvider)
+/// }
+/// ```
+///
+/// which exits 0 after a clean teardown (R2).
+pub fn serve_stdio<P: Provider>(provider: P) -> Result<(), ServeError> {
+    serve_stdio_with(provider, ServeOptions::default())
+}
+
+/// [`serve_stdio`] with explicit options.
+pub fn serve_stdio_with<P: Provider>(provider: P, options: ServeOptions) -> Result<(), ServeError> {
+    serve(provider, io::stdin(), io::stdout(), options)
+}
+
+/// Serve `provider` on `reader`/`writer` until `shutdown` or end of input.
+pub fn serve<P: Provider>(
+    provider: P,
+    reader: impl Read + Send,
+    writer: impl Write + Send,
+    options: ServeOptions,
+) -> Result<(), ServeError> {
+    let session = Arc::new(Session::new(provider).enforce_honesty(options.enforce_honesty));
+    if options.enforce_honesty {
+        let problems = session.self_check();
+        if !problems.is_empty() {
+            eprintln!(
+                "{}: hosts will refuse or distrust this provider's handshake:",
+                session.info().name
+            );
+            for v in &problems {
+                eprintln!("  {v}");
+            }
+        }
+    }
+    let correlated = session.capabilities().correlation;
+    let max_in_flight = if correlated {
+        options.max_in_flight.max(1)
+    } else {
+        1
+    };
+    // Bounded: at most one reply per in-flight request plus a few immediate
+    // ones; a writer blocked on a host that does not read stops the workers,
+    // which stops the reader.
+    let (out_tx, out_rx) = sync_channel::<Outgoing>(max_in_flight + 8);
+    // Set when the writer stops: replies sent by workers then fail silently,
+    // so the reader checks this to stop serving a host that cannot hear.
+    let output_gone = AtomicBool::new(false);
+    thread::scope(|scope| {
+        let gone = &output_gone;
+        let writer_thread = scope.spawn(move || {
+            let result = write_loop(writer, out_rx);
+            gone.store(true, Ordering::Release);
+            result
+        });
+        let in_flight = Arc::new(InFlight::new(max_in_flight));
+        let pool = correlated.then(|| {
+            Pool::new(
+                Arc::clone(&session),
+                out_tx.clone(),
+                Arc::clone(&in_flight),
+                max_in_flight,
+            )
+        });
+        let framer = LineFramer::new(options.max_line_bytes);
+        let ended = read_loop(
+            &session,
+            LineReader::with_framer(reader, framer),
+            &out_tx,
+            pool.as_ref(),
+            &in_flight,
+            &output_gone,
+        );
+        if let Some(pool) = &pool {
+            pool.close();
+        }
+        let abandoned = in_flight.wait_idle(Instant::now() + options.shutdown_grace);
+        if abandoned > 0 {
+            eprintln!(
+                "{}: {abandoned} request(s) still running after the {:?} shutdown grace; their replies are dropped",
+                session.info().name,
+                options.shutdown_grace
+            );
+        }
+        // Every finished reply is queued before its slot is freed, so Close
+        // lands after all of them.
+        let _ = out_tx.send(Outgoing::Close);
+        drop(out_tx);
+        let written = match writer_thread.join() {
+            Ok(result) => result,
+            Err(_) => Err(io::Error::other("the writer thread panicked")),
+        };
+        match ended {
+            Ended::InputFailed(e) => Err(ServeError::Input(e)),
+            Ended::Clean | Ended::OutputGone => written.map_err(ServeError::Output),
+        }
+    })
+}
+
+enum Ended {
+    /// `shutdown` or end of input.
+    Clean,
+    /// The writer stopped; its error is the one reported.
+    OutputGone,
+    InputFailed(io::Error),
+}
+
+fn read_loop<P: Provider, R: Read>(
+    session: &Session<P>,
+    mut lines: LineReader<R>,
+    out: &std::sync::mpsc::SyncSender<Outgoing>,
+    pool: Option<&Pool<P>>,
+    in_flight: &InFlight,
+    output_gone: &AtomicBool,
+) -> Ended {
+    let send = |env: &contextgraph_codec::Envelope| out.send(Outgoing::Line(encode(env))).is_ok();
+    while let Some(item) = lines.next_line() {
+        if output_gone.load(Ordering::Acquire) {
+            return Ended::OutputGone;
+        }
+        let dispatch = match item {
+            Ok(line) => session.dispatch_line(line),
+            Err(FrameError::Oversized {
+                discarded_bytes,
+                max,
+            }) => Dispatch::Reply(session.oversized_line(discarded_bytes, max)),
+            Err(FrameError::Io(e)) => return Ended::InputFailed(e),
+            Err(other) => return Ended::InputFailed(io::Error::other(other.to_string())),
+        };
+        match dispatch {
+            Dispatch::Reply(reply) => {
+                if !send(&reply) {
+                    return Ended::OutputGone;
+                }
+            }
+            Dispatch::Run(job) => match pool {
+                Some(pool) => {
+                    in_flight.acquire();
+                    pool.submit(job);
+                }
+                // Lock-step: one request at a time, in order, on this thread.
+                None => {
+                    if !send(&session.run(job)) {
+                        return Ended::OutputGone;
+                    }
+                }
+            },
+            Dispatch::Ignore => {}
+            Dispatch::Shutdown => return Ended::Clean,
+        }
+    }
+    Ended::Clean
+}
