@@ -4,12 +4,16 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::commands::context::ContextArgs;
 use crate::commands::serve::ServeArgs;
 use crate::output::ColorMode;
 
 /// Shown after `--help`: examples first, because that is what people look for.
 const AFTER_HELP: &str = "\
 Examples:
+  The context for a goal from the current directory, under 8000 model tokens:
+    cgp context \"how does the retry loop back off?\"
+
   Serve the documents of ./docs to a host that spawns this command:
     cgp serve docs ./docs
 
@@ -35,7 +39,7 @@ Environment:
 #[command(
     name = "cgp",
     version,
-    about = "The Context Graph Protocol (CGP) command line: serve providers over stdio",
+    about = "The Context Graph Protocol (CGP) command line: context for a goal, serving providers",
     after_help = AFTER_HELP,
     subcommand_required = true,
     arg_required_else_help = true
@@ -49,6 +53,9 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The best context for a goal from a workspace, under a budget, as one
+    /// fenced, cited prompt block on stdout.
+    Context(ContextArgs),
     /// Serve a built-in provider over stdio, for a host to spawn.
     Serve(ServeArgs),
 }

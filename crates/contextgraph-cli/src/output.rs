@@ -52,3 +52,14 @@ pub fn report_error(error: &dyn std::error::Error, color: ColorMode) {
     };
     let _ = writeln!(std::io::stderr().lock(), "{prefix} {error}");
 }
+
+/// Turn the result of writing a command's data to stdout into the command's
+/// result: a closed pipe (`cgp context … | head`) is a normal end, not an
+/// error and never a panic; any other write failure is reported.
+pub fn finish_stdout(written: std::io::Result<()>) -> Result<(), crate::commands::CommandError> {
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write to stdout: {e}").into()),
+    }
+}

@@ -77,7 +77,7 @@ fn query_line(i: usize) -> String {
 }
 
 /// A served provider and the host's ends of its pipes, handshake done.
-fn connect(correlation: bool) -> (PipeWriter, LineReader<PipeReader>) {
+fn connect(correlation: bool, options: ServeOptions) -> (PipeWriter, LineReader<PipeReader>) {
     let (mut to_provider, provider_in) = pipe();
     let (provider_out, from_provider) = pipe();
     thread::spawn(move || {
@@ -85,7 +85,7 @@ fn connect(correlation: bool) -> (PipeWriter, LineReader<PipeReader>) {
             InMemory::new(correlation),
             provider_in,
             provider_out,
-            ServeOptions::default(),
+            options,
         )
     });
     let mut replies = LineReader::new(from_provider);
@@ -99,19 +99,29 @@ fn connect(correlation: bool) -> (PipeWriter, LineReader<PipeReader>) {
 fn runner(c: &mut Criterion) {
     let mut group = c.benchmark_group("runner");
 
-    let (mut to_provider, mut replies) = connect(true);
     let batch: String = (0..IN_FLIGHT).map(query_line).collect();
     group.throughput(Throughput::Elements(IN_FLIGHT as u64));
-    group.bench_function("pipelined_64_in_flight", |b| {
-        b.iter(|| {
-            to_provider.write_all(batch.as_bytes()).unwrap();
-            for _ in 0..IN_FLIGHT {
-                black_box(replies.next_line().unwrap().unwrap());
-            }
-        })
-    });
+    // Default workers (the machine's parallelism, at least 4), then one
+    // thread per in-flight request, to show what oversubscription costs.
+    for (name, options) in [
+        ("pipelined_64_in_flight", ServeOptions::default()),
+        (
+            "pipelined_64_in_flight_64_workers",
+            ServeOptions::default().with_max_workers(IN_FLIGHT),
+        ),
+    ] {
+        let (mut to_provider, mut replies) = connect(true, options);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                to_provider.write_all(batch.as_bytes()).unwrap();
+                for _ in 0..IN_FLIGHT {
+                    black_box(replies.next_line().unwrap().unwrap());
+                }
+            })
+        });
+    }
 
-    let (mut to_provider, mut replies) = connect(false);
+    let (mut to_provider, mut replies) = connect(false, ServeOptions::default());
     let one = query_line(0);
     group.throughput(Throughput::Elements(1));
     group.bench_function("lock_step_round_trip", |b| {

@@ -84,7 +84,7 @@ fn h4_correlated_queries_really_run_concurrently() {
                 ))
             }
         });
-    let mut host = Host::handshaken(provider, ServeOptions::default());
+    let mut host = Host::handshaken(provider, ServeOptions::default().with_max_workers(10));
     for i in 0..10 {
         host.send(&query_line(
             Some(&format!("c{i}")),
@@ -114,7 +114,12 @@ fn in_flight_requests_never_exceed_max_in_flight() {
             inside.leave();
             Ok(echo_goal(q))
         });
-    let mut host = Host::handshaken(provider, ServeOptions::default().with_max_in_flight(3));
+    let mut host = Host::handshaken(
+        provider,
+        ServeOptions::default()
+            .with_max_in_flight(3)
+            .with_max_workers(64),
+    );
     for i in 0..30 {
         host.send(&query_line(
             Some(&format!("b{i}")),
@@ -160,7 +165,12 @@ fn backpressure_reading_pauses_while_max_in_flight_requests_are_outstanding() {
             inside.leave();
             Ok(echo_goal(q))
         });
-    let mut host = Host::handshaken(provider, ServeOptions::default().with_max_in_flight(2));
+    let mut host = Host::handshaken(
+        provider,
+        ServeOptions::default()
+            .with_max_in_flight(2)
+            .with_max_workers(64),
+    );
     // Two queries fill the pool, a third waits for a slot, and the junk line
     // behind it would get an immediate bad_request if it were read.
     for i in 0..3 {
@@ -194,4 +204,36 @@ fn backpressure_reading_pauses_while_max_in_flight_requests_are_outstanding() {
     assert_eq!(rest.len(), 3);
     assert!(rest.contains(&"bad_request".to_owned()), "{rest:?}");
     assert_eq!(occupancy.peak(), 2);
+}
+
+#[test]
+fn worker_threads_never_exceed_max_workers() {
+    let occupancy = Arc::new(Occupancy::default());
+    let inside = Arc::clone(&occupancy);
+    let provider = TestProvider::new("few-workers")
+        .correlated()
+        .on_query(move |q| {
+            inside.enter();
+            thread::sleep(jitter(&q.goal, 2));
+            inside.leave();
+            Ok(echo_goal(q))
+        });
+    let mut host = Host::handshaken(provider, ServeOptions::default().with_max_workers(2));
+    for i in 0..20 {
+        host.send(&query_line(
+            Some(&format!("w{i}")),
+            &format!("g{i}"),
+            5,
+            100,
+        ));
+    }
+    let ids: HashSet<String> = (0..20)
+        .map(|_| host.recv()["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 20, "every queued request is still answered");
+    assert!(
+        occupancy.peak() <= 2,
+        "{} calls ran at once on 2 workers",
+        occupancy.peak()
+    );
 }

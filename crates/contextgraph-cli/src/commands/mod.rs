@@ -4,6 +4,7 @@
 //! (it names the provider or input, the rule broken and what to do next);
 //! `main` prints it and exits 1.
 
+pub mod context;
 pub mod serve;
 
 use crate::cli::Command;
@@ -14,6 +15,7 @@ pub type CommandError = Box<dyn std::error::Error + Send + Sync>;
 /// Run one command.
 pub fn run(command: Command) -> Result<(), CommandError> {
     match command {
+        Command::Context(args) => context::run(args),
         Command::Serve(args) => serve::run(args),
     }
 }

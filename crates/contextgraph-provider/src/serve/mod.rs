@@ -17,9 +17,10 @@
 //! - **Queries:** checked for shape, F4 `as_of` and the E1 vector length
 //!   before the provider sees them; answered with `frames`.
 //! - **Correlation (H4):** a provider declaring `correlation` gets up to
-//!   [`ServeOptions::max_in_flight`] requests served concurrently, each
-//!   reply echoing its request `id`; when the limit is reached the runner
-//!   stops reading (backpressure) instead of queueing. A provider without it
+//!   [`ServeOptions::max_in_flight`] requests outstanding, run concurrently
+//!   on up to [`ServeOptions::max_workers`] threads, each reply echoing its
+//!   request `id`; when the limit is reached the runner stops reading
+//!   (backpressure) instead of queueing. A provider without it
 //!   is served strictly in lock-step, in order, and its replies carry no `id`.
 //! - **Honesty guard:** every answer is audited against its query
 //!   ([`audit_answer`](crate::audit_answer)) before it is sent; a dishonest
@@ -64,6 +65,14 @@ pub struct ServeOptions {
     /// correlation (default 64). Reading pauses while this many are in
     /// flight. Ignored in lock-step, where it is 1 by definition.
     pub max_in_flight: usize,
+    /// Most worker threads running provider calls at once for a correlated
+    /// provider (never more than `max_in_flight`; requests beyond it wait
+    /// in the bounded queue). The default, the machine's parallelism but at
+    /// least 4, suits providers that answer from memory or local files:
+    /// threads beyond the cores only add switching (the runner bench halves
+    /// its throughput with 64). Raise it for a provider whose `query` blocks
+    /// on slow I/O, so that waiting calls do not hold up ready ones.
+    pub max_workers: usize,
     /// How long `shutdown` or end of input waits for in-flight work before
     /// returning anyway (default 2 s). Work still running then is abandoned
     /// and its reply discarded.
@@ -80,6 +89,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             max_in_flight: 64,
+            max_workers: thread::available_parallelism().map_or(4, |n| n.get().max(4)),
             shutdown_grace: Duration::from_secs(2),
             enforce_honesty: true,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -92,6 +102,13 @@ impl ServeOptions {
     #[must_use]
     pub fn with_max_in_flight(mut self, max_in_flight: usize) -> Self {
         self.max_in_flight = max_in_flight.max(1);
+        self
+    }
+
+    /// Set [`max_workers`](Self::max_workers) (at least 1).
+    #[must_use]
+    pub fn with_max_workers(mut self, max_workers: usize) -> Self {
+        self.max_workers = max_workers.max(1);
         self
     }
 
@@ -205,7 +222,7 @@ pub fn serve<P: Provider>(
                 Arc::clone(&session),
                 out_tx.clone(),
                 Arc::clone(&in_flight),
-                max_in_flight,
+                options.max_workers.clamp(1, max_in_flight),
             )
         });
         let framer = LineFramer::new(options.max_line_bytes);
