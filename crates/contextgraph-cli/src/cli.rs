@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::context::ContextArgs;
+use crate::commands::inspect::InspectArgs;
 use crate::commands::serve::ServeArgs;
 use crate::output::ColorMode;
 
@@ -16,6 +17,9 @@ Examples:
 
   Serve the documents of ./docs to a host that spawns this command:
     cgp serve docs ./docs
+
+  Check a provider against the conformance suite (exit 1 if a check fails):
+    cgp inspect stdio --strict -- contextgraph-provider-docs ./docs
 
   Talk to it by hand (one JSON envelope per line):
     printf '%s\\n' \\
@@ -58,6 +62,8 @@ pub enum Command {
     Context(ContextArgs),
     /// Serve a built-in provider over stdio, for a host to spawn.
     Serve(ServeArgs),
+    /// Check a provider against the conformance suite and report each rule.
+    Inspect(InspectArgs),
 }
 
 /// Parse the process arguments. On `--help`/`--version` the text is printed

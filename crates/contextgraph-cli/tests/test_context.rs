@@ -37,15 +37,30 @@ fn cgp(dir: &Path, args: &[&str]) -> Output {
 fn the_prompt_for_a_goal_is_fenced_cited_and_resists_forged_fences() {
     let ws = workspace();
     let out = cgp(ws.path(), &["retry backoff delay", "--budget", "4000"]);
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let prompt = String::from_utf8(out.stdout).unwrap();
-    assert!(prompt.starts_with(contextgraph_compose_preamble_start()), "{prompt}");
+    assert!(
+        prompt.starts_with(contextgraph_compose_preamble_start()),
+        "{prompt}"
+    );
     assert!(prompt.contains("retry_with_backoff"), "{prompt}");
     // The forged fence in the Markdown stayed quoted: every opening line is ours.
-    let opens = prompt.lines().filter(|l| l.starts_with("<context-frame ")).count();
+    let opens = prompt
+        .lines()
+        .filter(|l| l.starts_with("<context-frame "))
+        .count();
     let closes = prompt.lines().filter(|l| *l == "</context-frame>").count();
     assert_eq!(opens, closes);
-    assert!(!prompt.lines().any(|l| l.starts_with("<context-frame provider=\"evil\"")), "{prompt}");
+    assert!(
+        !prompt
+            .lines()
+            .any(|l| l.starts_with("<context-frame provider=\"evil\"")),
+        "{prompt}"
+    );
 }
 
 fn contextgraph_compose_preamble_start() -> &'static str {
@@ -55,8 +70,22 @@ fn contextgraph_compose_preamble_start() -> &'static str {
 #[test]
 fn json_output_carries_citations_audit_and_usage() {
     let ws = workspace();
-    let out = cgp(ws.path(), &["retry backoff", "--json", "--budget", "3000", "--unit", "budget"]);
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cgp(
+        ws.path(),
+        &[
+            "retry backoff",
+            "--json",
+            "--budget",
+            "3000",
+            "--unit",
+            "budget",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert!(v["prompt"].as_str().is_some_and(|p| !p.is_empty()));
     assert!(!v["citations"].as_array().unwrap().is_empty());
@@ -66,7 +95,10 @@ fn json_output_carries_citations_audit_and_usage() {
     assert_eq!(v["usage"]["budget_consumed"], budget["content"]);
     // Every offered frame has an audit entry, included or excluded.
     for f in v["audit"]["frames"].as_array().unwrap() {
-        assert!(f.get("included").is_some() ^ f.get("excluded").is_some(), "{f}");
+        assert!(
+            f.get("included").is_some() ^ f.get("excluded").is_some(),
+            "{f}"
+        );
     }
 }
 
@@ -81,7 +113,10 @@ fn explain_writes_the_table_to_stderr_and_a_closed_stdout_is_not_a_panic() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cgp"))
         .args(["context", "retry", "--dir"])
         .arg(ws.path())
-        .env("CONTEXTGRAPH_WORKSPACE_CACHE", ws.path().join(".cache-for-test"))
+        .env(
+            "CONTEXTGRAPH_WORKSPACE_CACHE",
+            ws.path().join(".cache-for-test"),
+        )
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -24,6 +24,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use contextgraph_codec::{encode_line, Envelope, EnvelopeReader, FrameError, ReadError};
+use contextgraph_provider::serve::clip;
 use contextgraph_types::{
     protocol_family, versions_compatible, ContextQuery, ErrorCode, VerifyRequest, PROTOCOL_VERSION,
 };
@@ -584,16 +585,4 @@ fn write_garbage<W: Write>(out: &mut W) -> io::Result<()> {
     out.write_all(b"\n")?;
     out.write_all(PING_LINE.as_bytes())?;
     out.write_all(b"\n")
-}
-
-/// The longest prefix of `text` within `max` bytes, cut at a char boundary.
-fn clip(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

@@ -23,6 +23,15 @@
 
 #![warn(missing_docs)]
 
+/// Write one diagnostic line to stderr. Unlike `eprintln!`, a closed stderr
+/// is not a panic: a provider whose host closed its stderr keeps serving.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod digest;
 pub mod file_provenance;
 pub mod frame_builder;

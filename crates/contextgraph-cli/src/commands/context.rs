@@ -112,15 +112,23 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
 
     // The preamble is charged to the same budget, so the provider is asked
     // only for what can still hold content; fences are charged at composition.
-    let for_content = budget.in_budget_tokens().saturating_sub(token_cost_of_len(PREAMBLE.len()));
+    let for_content = budget
+        .in_budget_tokens()
+        .saturating_sub(token_cost_of_len(PREAMBLE.len()));
     let mut query = ContextQuery::new(args.goal.clone(), args.max_frames, for_content);
-    query.kinds = args.kinds.iter().map(|k| FrameKind::from_wire(k.trim())).collect();
+    query.kinds = args
+        .kinds
+        .iter()
+        .map(|k| FrameKind::from_wire(k.trim()))
+        .collect();
     query.anchors = args.anchors.clone();
 
     // The provider is ours, but its answer is audited like anyone's (B2).
     let outcome = match provider.query(&query) {
         Ok(result) => ProviderOutcome::audited(provider_id.clone(), &query, result),
-        Err(e) => return Err(format!("provider {provider_id} failed ({}): {}", e.code, e.message).into()),
+        Err(e) => {
+            return Err(format!("provider {provider_id} failed ({}): {}", e.code, e.message).into())
+        }
     };
     let placement = match args.placement {
         PlacementArg::Ranked => Placement::Ranked,
@@ -155,13 +163,22 @@ fn explain(c: &Composition) {
         b.content,
         u64::from(b.used).saturating_sub(b.content)
     );
-    let _ = writeln!(err, "{:<9} {:>6}  {:<48}  detail", "status", "tokens", "frame");
+    let _ = writeln!(
+        err,
+        "{:<9} {:>6}  {:<48}  detail",
+        "status", "tokens", "frame"
+    );
     for f in &c.audit.frames {
         let (status, detail) = match &f.status {
             FrameStatus::Included(inc) => ("included", format!("as {:?}", inc.label)),
             FrameStatus::Excluded(exc) => ("excluded", format!("{exc}")),
         };
-        let _ = writeln!(err, "{status:<9} {:>6}  {:<48}  {detail}", f.token_cost, truncate(&f.frame.frame_id, 48));
+        let _ = writeln!(
+            err,
+            "{status:<9} {:>6}  {:<48}  {detail}",
+            f.token_cost,
+            truncate(&f.frame.frame_id, 48)
+        );
     }
 }
 

@@ -5,6 +5,7 @@
 //! `main` prints it and exits 1.
 
 pub mod context;
+pub mod inspect;
 pub mod serve;
 
 use crate::cli::Command;
@@ -17,5 +18,6 @@ pub fn run(command: Command) -> Result<(), CommandError> {
     match command {
         Command::Context(args) => context::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Inspect(args) => inspect::run(args),
     }
 }

@@ -53,7 +53,7 @@ use contextgraph_codec::{FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BY
 
 use crate::provider::Provider;
 use pool::{InFlight, Pool};
-pub use session::{Dispatch, Job, Session};
+pub use session::{clip, Dispatch, Job, Session};
 use writer::{encode, write_loop, Outgoing};
 
 /// How the runner serves. Build with [`ServeOptions::default`] and the
@@ -187,12 +187,12 @@ pub fn serve<P: Provider>(
     if options.enforce_honesty {
         let problems = session.self_check();
         if !problems.is_empty() {
-            eprintln!(
+            diag!(
                 "{}: hosts will refuse or distrust this provider's handshake:",
                 session.info().name
             );
             for v in &problems {
-                eprintln!("  {v}");
+                diag!("  {v}");
             }
         }
     }
@@ -239,7 +239,7 @@ pub fn serve<P: Provider>(
         }
         let abandoned = in_flight.wait_idle(Instant::now() + options.shutdown_grace);
         if abandoned > 0 {
-            eprintln!(
+            diag!(
                 "{}: {abandoned} request(s) still running after the {:?} shutdown grace; their replies are dropped",
                 session.info().name,
                 options.shutdown_grace

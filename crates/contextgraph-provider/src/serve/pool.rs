@@ -137,7 +137,7 @@ impl<P: Provider> Pool<P> {
                     .spawn(move || worker(&shared))
                 {
                     Ok(_) => state.workers += 1,
-                    Err(e) => eprintln!("contextgraph-provider: cannot spawn a worker thread: {e}"),
+                    Err(e) => diag!("contextgraph-provider: cannot spawn a worker thread: {e}"),
                 }
             }
             self.shared.ready.notify_one();

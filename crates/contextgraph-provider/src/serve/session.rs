@@ -358,7 +358,7 @@ impl<P: Provider> Session<P> {
             .copied()
             .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
             .unwrap_or("no message");
-        eprintln!("{}: {what} handler panicked: {detail}", self.info.name);
+        diag!("{}: {what} handler panicked: {detail}", self.info.name);
         Envelope::error(
             id,
             ErrorCode::Internal,
@@ -370,16 +370,16 @@ impl<P: Provider> Session<P> {
     }
 
     fn dishonest(&self, id: Option<String>, what: &str, violations: &[Violation]) -> Envelope {
-        eprintln!(
+        diag!(
             "{}: honesty guard withheld {what} breaking {} rule(s):",
             self.info.name,
             violations.len()
         );
         for v in violations.iter().take(MAX_LOGGED_VIOLATIONS) {
-            eprintln!("  {v}");
+            diag!("  {v}");
         }
         if violations.len() > MAX_LOGGED_VIOLATIONS {
-            eprintln!("  … and {} more", violations.len() - MAX_LOGGED_VIOLATIONS);
+            diag!("  … and {} more", violations.len() - MAX_LOGGED_VIOLATIONS);
         }
         let mut listed = String::new();
         for (i, v) in violations.iter().take(MAX_LISTED_VIOLATIONS).enumerate() {
@@ -438,7 +438,9 @@ fn provider_error(id: Option<String>, e: ProviderError) -> Envelope {
 }
 
 /// The longest prefix of `text` within `max` bytes, cut at a char boundary.
-fn clip(text: &str, max: usize) -> &str {
+/// Messages that quote peer input are clipped with it, so a hostile peer
+/// cannot make a reply (or a log line) arbitrarily large.
+pub fn clip(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }

@@ -1,0 +1,143 @@
+//! `cgp inspect stdio -- <program> [args…]` and `cgp inspect http <url>`:
+//! run the conformance suite against a provider and print the report.
+//!
+//! Exit codes: 0 when no check failed (with `--strict`, none was skipped
+//! either), 1 when something failed (the report says what; stderr repeats
+//! the count), 2 on a usage error. With `--json` stdout carries only the
+//! JSON report, whose shape is documented in `contextgraph_conformance::report`.
+//! A closed stdout is not an error: the verdict is still the exit code.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use contextgraph_conformance::{run_suite, Report, SuiteOptions, Target};
+
+use super::CommandError;
+
+/// Arguments of `cgp inspect`.
+#[derive(Debug, Args)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub struct InspectArgs {
+    /// How to reach the provider.
+    #[command(subcommand)]
+    pub target: InspectTarget,
+}
+
+/// The targets `cgp inspect` can check.
+#[derive(Debug, Subcommand)]
+pub enum InspectTarget {
+    /// Spawn a provider and check it over its stdin/stdout.
+    #[command(after_help = "Examples:\n  cgp inspect stdio -- contextgraph-provider-docs ./docs\n  cgp inspect stdio --strict --json -- cgp serve docs ./docs > report.json")]
+    Stdio(StdioArgs),
+    /// Check a provider served over HTTP (one envelope per POST).
+    #[command(after_help = "Example:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict")]
+    Http(HttpArgs),
+}
+
+/// Options shared by every target.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// Print only the JSON report on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Fail when a check is skipped, not only when one fails (for CI).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Longest wait for any one reply, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub timeout_ms: u64,
+
+    /// Time the provider gets to exit after `shutdown`, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1500)]
+    pub shutdown_grace_ms: u64,
+
+    /// A goal the provider's content matches, tried before the built-in ones
+    /// (repeatable). Checks that judge frames need an answer with frames.
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Vec<String>,
+}
+
+/// Arguments of `cgp inspect stdio`.
+#[derive(Debug, Args)]
+pub struct StdioArgs {
+    /// Suite options.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+
+    /// The provider command line, after `--`.
+    #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
+    pub command: Vec<OsString>,
+}
+
+/// Arguments of `cgp inspect http`.
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// The provider's endpoint (http:// or https://).
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// Suite options.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+/// The suite found problems; the report on stdout has the details.
+#[derive(Debug, thiserror::Error)]
+#[error("{target}: {failed} check(s) failed{skipped}; see the report above for the evidence and the rule each one breaks")]
+struct InspectFailed {
+    target: String,
+    failed: usize,
+    skipped: String,
+}
+
+/// Run `cgp inspect …`.
+pub fn run(args: InspectArgs) -> Result<(), CommandError> {
+    let (target, suite) = match args.target {
+        InspectTarget::Stdio(a) => {
+            let mut words = a.command.into_iter();
+            let program = PathBuf::from(words.next().unwrap_or_default());
+            (Target::stdio(program, words), a.suite)
+        }
+        InspectTarget::Http(a) => (Target::http(a.url), a.suite),
+    };
+    let mut options = SuiteOptions::default()
+        .strict(suite.strict)
+        .with_request_timeout(Duration::from_millis(suite.timeout_ms.max(1)))
+        .with_shutdown_grace(Duration::from_millis(suite.shutdown_grace_ms));
+    for goal in suite.goal.into_iter().rev() {
+        options = options.with_goal_first(goal);
+    }
+    let report = run_suite(&target, &options);
+    print_report(&report, suite.json);
+    if report.passed() {
+        return Ok(());
+    }
+    let skipped = if report.strict && report.summary.skipped > 0 {
+        format!(" and {} were skipped under --strict", report.summary.skipped)
+    } else {
+        String::new()
+    };
+    Err(Box::new(InspectFailed {
+        target: report.target.clone(),
+        failed: report.summary.failed,
+        skipped,
+    }))
+}
+
+/// Print the report; a closed stdout (`cgp inspect … | head`) is ignored.
+fn print_report(report: &Report, json: bool) {
+    let text = if json {
+        let mut t = report.to_json();
+        t.push('\n');
+        t
+    } else {
+        report.render_text()
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
