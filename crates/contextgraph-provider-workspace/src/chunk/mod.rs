@@ -1,0 +1,214 @@
+//! Turning one file's text into chunks: the future frames.
+//!
+//! Every chunk addresses whole lines `start_line..=end_line` of its file, so
+//! its bytes are exactly what F5 hashes (lines including their terminating
+//! newlines) and a frame's content can be re-read and re-hashed from disk at
+//! any time. Code files are chunked by tree-sitter ([`code`]); Markdown and
+//! prose by heading section ([`markdown`]); everything else, and any code file
+//! whose grammar fails, by line windows ([`window`]).
+
+pub mod code;
+pub mod markdown;
+pub mod window;
+
+use crate::lang::Language;
+
+/// What frame kind a chunk becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChunkKind {
+    /// A code definition (`symbol` frame).
+    Symbol,
+    /// A prose section (`doc` frame).
+    Doc,
+    /// A line window (`snippet` frame).
+    Snippet,
+}
+
+impl ChunkKind {
+    /// The protocol frame kind.
+    pub fn frame_kind(&self) -> contextgraph_types::FrameKind {
+        match self {
+            ChunkKind::Symbol => contextgraph_types::FrameKind::Symbol,
+            ChunkKind::Doc => contextgraph_types::FrameKind::Doc,
+            ChunkKind::Snippet => contextgraph_types::FrameKind::Snippet,
+        }
+    }
+}
+
+/// What a definition is, for titles ("function `net::retry_loop`").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolInfo {
+    /// The bare name (`retry_loop`).
+    pub name: String,
+    /// The scoped name a person reads (`net::retry_loop`, `Client.send`).
+    pub qualified: String,
+    /// What kind of definition (`function`, `struct`, `class`, …).
+    pub kind_label: String,
+}
+
+/// An import found in a file, with the in-workspace files it may refer to.
+/// Resolution against the file set happens at query time, so that adding the
+/// imported file later needs no re-chunk of the importer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRef {
+    /// The module as written (`crate::net`, `./util`, `os.path`).
+    pub module: String,
+    /// Workspace-relative paths it may name, most likely first.
+    pub candidates: Vec<String>,
+}
+
+/// One chunk of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// Frame kind.
+    pub kind: ChunkKind,
+    /// Id suffix, unique within the file (`net::retry_loop`, `L1-40`, `installation`).
+    pub local_id: String,
+    /// Human title without the path (`function net::retry_loop`, `Installation`).
+    pub title: String,
+    /// Present for symbol chunks.
+    pub symbol: Option<SymbolInfo>,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// How the region was found, recorded in provenance `method`.
+    pub method: &'static str,
+    /// A compact rendering (outline) for long items; `None` for short ones.
+    pub outline: Option<String>,
+    /// Lines of this chunk that belong to nested chunks and are therefore not
+    /// indexed as this chunk's own text (a class does not match on its methods' bodies).
+    pub nested: Vec<(u32, u32)>,
+    /// Names this chunk calls.
+    pub calls: Vec<String>,
+    /// Type names this chunk references.
+    pub references: Vec<String>,
+    /// Names a doc section mentions in code spans (`doc.documents` candidates).
+    pub documents: Vec<String>,
+    /// Imports made by this chunk.
+    pub imports: Vec<ImportRef>,
+}
+
+impl Chunk {
+    /// A chunk with no symbol or edges.
+    pub fn plain(
+        kind: ChunkKind,
+        local_id: String,
+        title: String,
+        start_line: u32,
+        end_line: u32,
+        method: &'static str,
+    ) -> Chunk {
+        Chunk {
+            kind,
+            local_id,
+            title,
+            symbol: None,
+            start_line,
+            end_line,
+            method,
+            outline: None,
+            nested: Vec::new(),
+            calls: Vec::new(),
+            references: Vec::new(),
+            documents: Vec::new(),
+            imports: Vec::new(),
+        }
+    }
+}
+
+/// Items longer than this many lines get an outline for `compact` rendering.
+pub const OUTLINE_MIN_LINES: u32 = 40;
+
+/// Most names recorded per edge list of one chunk: bounds index size on
+/// pathological files (a 10k-line function calling everything).
+pub const MAX_EDGES_PER_CHUNK: usize = 64;
+
+/// Byte offsets of line starts, so a line range maps to exact bytes.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    /// Index the lines of `text`. A final line without a newline is a line;
+    /// an empty text has zero lines.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+        }
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' && i + 1 < text.len() {
+                starts.push(i + 1);
+            }
+        }
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// Number of lines.
+    pub fn line_count(&self) -> u32 {
+        u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Byte range of lines `start..=end` (1-based), including the terminating
+    /// newline of `end`; `None` when out of range.
+    pub fn byte_range(&self, start: u32, end: u32) -> Option<std::ops::Range<usize>> {
+        if start == 0 || start > end || end > self.line_count() {
+            return None;
+        }
+        let a = self.starts[(start - 1) as usize];
+        let b = self.starts.get(end as usize).copied().unwrap_or(self.len);
+        Some(a..b)
+    }
+
+    /// The text of lines `start..=end`, or `None` when out of range.
+    pub fn slice<'t>(&self, text: &'t str, start: u32, end: u32) -> Option<&'t str> {
+        self.byte_range(start, end).and_then(|r| text.get(r))
+    }
+}
+
+/// Chunk one file. Never fails: a grammar that cannot parse the file (or
+/// panics) degrades to line windows for that file only.
+pub fn chunk_file(rel_path: &str, language: Language, text: &str) -> Vec<Chunk> {
+    let lines = LineIndex::new(text);
+    if lines.line_count() == 0 {
+        return Vec::new();
+    }
+    match language {
+        Language::Markdown => markdown::chunk_markdown(rel_path, text, &lines),
+        Language::Text => markdown::chunk_text(rel_path, text, &lines),
+        Language::Other => window::windows(text, &lines, 1, lines.line_count(), ChunkKind::Snippet),
+        code_lang => {
+            // catch_unwind: a grammar bug must cost one file's symbols, never the provider.
+            let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                code::chunk_code(rel_path, code_lang, text, &lines)
+            }));
+            match attempt {
+                Ok(Some(chunks)) => chunks,
+                _ => window::windows(text, &lines, 1, lines.line_count(), ChunkKind::Snippet),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges_include_terminating_newlines() {
+        let text = "a\nbb\nccc";
+        let li = LineIndex::new(text);
+        assert_eq!(li.line_count(), 3);
+        assert_eq!(li.slice(text, 1, 2), Some("a\nbb\n"));
+        assert_eq!(li.slice(text, 3, 3), Some("ccc"));
+        assert_eq!(li.slice(text, 2, 4), None);
+        assert_eq!(LineIndex::new("x\n").line_count(), 1);
+        assert_eq!(LineIndex::new("").line_count(), 0);
+    }
+}

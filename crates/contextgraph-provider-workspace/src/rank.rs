@@ -1,0 +1,277 @@
+//! Ranking: BM25 over chunk text, a symbol-name boost, and graph proximity
+//! to the query's anchors (personalised PageRank), normalised into [0, 1].
+//!
+//! G3/G4: when the query has anchors and some frame is *anchored* (its `uri`
+//! equals an anchor, or one of its relations' `target_uri` does), every
+//! anchored candidate is returned in the upper half of the score range and
+//! every unanchored one in the lower half, so anchored frames always rank
+//! above unanchored ones; proximity beyond one hop still lifts unanchored
+//! neighbours within their half (G3).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::graph::Graph;
+use crate::index::ChunkRecord;
+use crate::tokenize::distinct_tokens;
+use crate::uri::parse_anchor;
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+/// Most query terms considered (a pasted file as query stays cheap).
+const MAX_QUERY_TERMS: usize = 32;
+/// Weight of each signal in the combined score.
+const W_LEXICAL: f32 = 0.6;
+const W_NAME: f32 = 0.25;
+const W_PROXIMITY: f32 = 0.15;
+/// Personalised PageRank: teleport probability, push threshold, work bound.
+const PPR_ALPHA: f32 = 0.2;
+const PPR_EPSILON: f32 = 1e-4;
+const PPR_MAX_PUSHES: usize = 4000;
+/// Graph-only candidates (no lexical match) kept from the proximity walk.
+const MAX_PROXIMITY_ONLY: usize = 50;
+/// Lexical candidates kept for combined scoring (a query never needs more:
+/// answers are bounded by `max_frames` and budgets far below this).
+const MAX_LEXICAL_CANDIDATES: usize = 2000;
+
+/// A ranked candidate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// The chunk slot.
+    pub slot: u32,
+    /// Score in [0, 1].
+    pub score: f32,
+    /// Whether the frame is anchored (G4).
+    pub anchored: bool,
+}
+
+/// Rank chunks for `text` and `anchors`. `accept` filters chunks before
+/// scoring (Q1 kinds, `as_of`), so filtered chunks neither appear nor
+/// distort normalisation.
+pub fn search(
+    graph: &Graph<'_>,
+    text: &str,
+    anchors: &[String],
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+) -> Vec<Ranked> {
+    let index = graph.index;
+    let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
+    let mut terms = distinct_tokens(text);
+    terms.truncate(MAX_QUERY_TERMS);
+    let n = index.chunk_count().max(1) as f32;
+    let avg = index.avg_len();
+    // Dense accumulator: one float per slot is cheaper than hashing on
+    // common terms whose postings touch a large share of the index.
+    let mut acc: Vec<f32> = vec![0.0; index.slot_capacity()];
+    let mut hits: Vec<u16> = vec![0; index.slot_capacity()];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut weighted: Vec<(&String, f32, u32)> = terms
+        .iter()
+        .filter_map(|t| {
+            let df = index.df(t);
+            (df > 0).then(|| {
+                (
+                    t,
+                    (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln(),
+                    df,
+                )
+            })
+        })
+        .collect();
+    // A term in more than a fifth of all chunks barely discriminates but
+    // costs the most: dropped when rarer terms carry the query.
+    if weighted.iter().any(|w| (w.2 as f32) <= n / 5.0) {
+        weighted.retain(|w| (w.2 as f32) <= n / 5.0);
+    }
+    for (t, idf, _) in &weighted {
+        for (slot, tf, len) in index.postings(t) {
+            let tf = tf as f32;
+            let w = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f32 / avg));
+            let cell = &mut acc[slot as usize];
+            if *cell == 0.0 {
+                touched.push(slot);
+            }
+            *cell += w;
+            hits[slot as usize] = hits[slot as usize].saturating_add(1);
+        }
+    }
+    // Coordination: a chunk holding more of the query's distinct terms beats
+    // one repeating a few of them (an error message is matched whole).
+    let query_terms = weighted.len().max(1) as f32;
+    for &s in &touched {
+        let coverage = f32::from(hits[s as usize]) / query_terms;
+        acc[s as usize] *= coverage * coverage;
+    }
+    // Only the best lexical matches go on to the (costlier) combined scoring.
+    touched.retain(|&s| accepted(s));
+    touched.sort_unstable_by(|a, b| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b)));
+    touched.truncate(MAX_LEXICAL_CANDIDATES);
+    let lexical: HashMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
+    drop(acc);
+    drop(hits);
+
+    let anchored = anchored_slots(graph, anchors);
+    let proximity = if anchored.is_empty() {
+        HashMap::new()
+    } else {
+        personalised_pagerank(graph, &anchored)
+    };
+
+    let mut candidates: HashSet<u32> = lexical.keys().copied().collect();
+    candidates.extend(anchored.iter().copied().filter(|&s| accepted(s)));
+    let mut by_proximity: Vec<(u32, f32)> = proximity
+        .iter()
+        .filter(|(s, _)| !candidates.contains(s) && accepted(**s))
+        .map(|(&s, &p)| (s, p))
+        .collect();
+    by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
+
+    let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
+    let max_prox = candidates
+        .iter()
+        .filter_map(|s| proximity.get(s))
+        .copied()
+        .fold(0.0f32, f32::max);
+    let whole_query = text.trim().to_lowercase();
+    let any_anchored = candidates.iter().any(|s| anchored.contains(s));
+    let mut out: Vec<Ranked> = candidates
+        .into_iter()
+        .map(|slot| {
+            let lex = if max_lex > 0.0 {
+                lexical.get(&slot).copied().unwrap_or(0.0) / max_lex
+            } else {
+                0.0
+            };
+            let prox = if max_prox > 0.0 {
+                proximity.get(&slot).copied().unwrap_or(0.0) / max_prox
+            } else {
+                0.0
+            };
+            let name = index
+                .chunk(slot)
+                .and_then(|(_, c)| c.symbol.as_ref())
+                .map_or(0.0, |s| {
+                    name_score(&terms, &whole_query, &s.name, &s.qualified)
+                });
+            let raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox).clamp(0.0, 1.0);
+            let is_anchored = anchored.contains(&slot);
+            let score = match (any_anchored, is_anchored) {
+                (false, _) => raw,
+                (true, true) => 0.5 + 0.5 * raw,
+                (true, false) => 0.5 * raw * 0.999,
+            };
+            Ranked {
+                slot,
+                score: score.clamp(0.0, 1.0),
+                anchored: is_anchored,
+            }
+        })
+        .filter(|r| r.anchored || r.score > 0.0)
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot)));
+    out
+}
+
+/// How well a symbol's name matches the query: 1 for the exact name, else
+/// the share of query terms that are parts of the name.
+fn name_score(terms: &[String], whole_query: &str, name: &str, qualified: &str) -> f32 {
+    if whole_query == name.to_lowercase() || whole_query == qualified.to_lowercase() {
+        return 1.0;
+    }
+    if terms.is_empty() {
+        return 0.0;
+    }
+    let parts = distinct_tokens(qualified);
+    let hits = terms.iter().filter(|t| parts.contains(t)).count();
+    0.8 * hits as f32 / terms.len() as f32
+}
+
+/// Slots anchored in the exact G4 sense: `uri` equal to an anchor (every
+/// chunk of an anchored file), or a relation whose `target_uri` equals one
+/// (the definition named by a symbol URI, its callers, a file's importers).
+pub fn anchored_slots(graph: &Graph<'_>, anchors: &[String]) -> HashSet<u32> {
+    let index = graph.index;
+    let mut out = HashSet::new();
+    for anchor in anchors.iter().take(64) {
+        let Some(target) = parse_anchor(graph.root, anchor) else {
+            continue;
+        };
+        let mut one_hop: Vec<u32> = Vec::new();
+        match &target.local_id {
+            None => {
+                out.extend(index.file_slots(&target.rel_path));
+                one_hop.extend(index.importers_of(&target.rel_path).take(256));
+            }
+            Some(local) => {
+                if let Some((slot, c)) = index.find(&target.rel_path, local) {
+                    one_hop.push(slot);
+                    if let Some(s) = &c.symbol {
+                        one_hop.extend(index.mentions_of(&s.name).take(256));
+                    }
+                }
+            }
+        }
+        // Claim 1-hop anchoring only when the relation really carries the
+        // anchor (or its normalised file/symbol URI) as target.
+        let normalised = match &target.local_id {
+            None => graph.file_uri(&target.rel_path),
+            Some(l) => crate::uri::symbol_uri(&graph.file_uri(&target.rel_path), l),
+        };
+        for slot in one_hop {
+            if graph
+                .relations(slot)
+                .iter()
+                .any(|r| r.target_uri == *anchor || r.target_uri == normalised)
+            {
+                out.insert(slot);
+            }
+        }
+    }
+    out
+}
+
+/// Approximate personalised PageRank from `seeds` by local push
+/// (Andersen–Chung–Lang): touches only the neighbourhood that matters and is
+/// bounded by [`PPR_MAX_PUSHES`], so a query stays fast on any index size.
+fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32, f32> {
+    let mut p: HashMap<u32, f32> = HashMap::new();
+    let mut r: HashMap<u32, f32> = HashMap::new();
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let mut seed_list: Vec<u32> = seeds.iter().copied().collect();
+    seed_list.sort_unstable();
+    seed_list.truncate(512);
+    let share = 1.0 / seed_list.len().max(1) as f32;
+    for &s in &seed_list {
+        r.insert(s, share);
+        queue.push_back(s);
+    }
+    let mut neighbours = Vec::new();
+    let mut pushes = 0;
+    while let Some(u) = queue.pop_front() {
+        if pushes >= PPR_MAX_PUSHES {
+            break;
+        }
+        let ru = r.get(&u).copied().unwrap_or(0.0);
+        graph.neighbours(u, &mut neighbours);
+        let deg = neighbours.len().max(1) as f32;
+        if ru < PPR_EPSILON * deg {
+            continue;
+        }
+        pushes += 1;
+        *p.entry(u).or_insert(0.0) += PPR_ALPHA * ru;
+        r.insert(u, 0.0);
+        if neighbours.is_empty() {
+            continue;
+        }
+        let spread = (1.0 - PPR_ALPHA) * ru / deg;
+        for &v in &neighbours {
+            let rv = r.entry(v).or_insert(0.0);
+            let before = *rv;
+            *rv += spread;
+            if before < PPR_EPSILON && *rv >= PPR_EPSILON {
+                queue.push_back(v);
+            }
+        }
+    }
+    p
+}

@@ -1,0 +1,447 @@
+//! Walking the workspace: which files are indexed at all.
+//!
+//! Ignore rules follow git (`.gitignore`, `.git/info/exclude`, global
+//! excludes, via the `ignore` crate, honoured even outside a git checkout)
+//! plus a project ignore file, [`PROJECT_IGNORE_FILE`], with the same syntax.
+//! Then cheap gates keep out what would only waste budget or leak:
+//! - by name, before any read: secrets (unless explicitly included), binary
+//!   formats, lock files and other generated artefacts;
+//! - by size: files over the cap;
+//! - by content, on the bytes read for hashing anyway: NUL bytes (binary),
+//!   invalid UTF-8 (F5 digests are over UTF-8 text), generated-file markers
+//!   in the first lines, minified text (line-length and character-class
+//!   heuristics).
+//!
+//! Symlinks are never followed: a link pointing out of the root would let a
+//! workspace smuggle in any file on the machine, and one pointing inside it
+//! would only index the same bytes twice.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The project ignore file, read in every directory like `.gitignore`.
+pub const PROJECT_IGNORE_FILE: &str = ".cgpignore";
+
+/// Default size cap: larger files are almost always data or generated.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Why a file was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// Over the size cap.
+    TooLarge,
+    /// A binary format (by extension or NUL bytes).
+    Binary,
+    /// Not valid UTF-8.
+    NotUtf8,
+    /// Minified (very long lines, almost no whitespace).
+    Minified,
+    /// Generated (lock files, protobuf output, `@generated` markers).
+    Generated,
+    /// A secret (`.env*`, keys, credential files); included only on request.
+    Secret,
+    /// A symlink whose target is outside the workspace root.
+    SymlinkOutsideRoot,
+    /// A symlink inside the root (its target is indexed under its own path).
+    Symlink,
+    /// Could not be read.
+    Unreadable,
+}
+
+impl SkipReason {
+    /// Stable name for reports and the persistent index.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::NotUtf8 => "not_utf8",
+            SkipReason::Minified => "minified",
+            SkipReason::Generated => "generated",
+            SkipReason::Secret => "secret",
+            SkipReason::SymlinkOutsideRoot => "symlink_outside_root",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+
+    pub(crate) const ALL: [SkipReason; 9] = [
+        SkipReason::TooLarge,
+        SkipReason::Binary,
+        SkipReason::NotUtf8,
+        SkipReason::Minified,
+        SkipReason::Generated,
+        SkipReason::Secret,
+        SkipReason::SymlinkOutsideRoot,
+        SkipReason::Symlink,
+        SkipReason::Unreadable,
+    ];
+}
+
+/// What the walk considers.
+#[derive(Debug, Clone)]
+pub struct WalkOptions {
+    /// Files larger than this are skipped ([`DEFAULT_MAX_FILE_BYTES`]).
+    pub max_file_bytes: u64,
+    /// Index secret-looking files too (default `false`: never serve them).
+    pub include_secrets: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            include_secrets: false,
+        }
+    }
+}
+
+/// A file the walk admitted (content gates still apply when it is read).
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    /// `/`-separated path relative to the root.
+    pub rel_path: String,
+    /// Absolute path.
+    pub abs_path: PathBuf,
+    /// Size in bytes at walk time.
+    pub size: u64,
+    /// Modification time at walk time, when the platform reports one.
+    pub mtime: Option<SystemTime>,
+}
+
+/// The outcome of a walk.
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// Admitted files, sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// Files left out before reading, with the reason.
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+/// Walk `root` (which must be canonical) under the ignore rules and name gates.
+pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .follow_links(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .parents(true)
+        .add_custom_ignore_filename(PROJECT_IGNORE_FILE)
+        .filter_entry(|e| {
+            let name = e.file_name();
+            !(name == ".git" || name == ".hg" || name == ".svn" || name == ".jj")
+        });
+    // Parallel walk: directory reads and stats dominate a no-change refresh.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    builder.threads(threads);
+    let collected = std::sync::Mutex::new(Walk::default());
+    builder.build_parallel().run(|| {
+        Box::new(|entry| {
+            if let Ok(entry) = entry {
+                if let Some(outcome) = admit(root, options, &entry) {
+                    let mut out = collected.lock().unwrap_or_else(|p| p.into_inner());
+                    match outcome {
+                        Ok(file) => out.files.push(file),
+                        Err(skip) => out.skipped.push(skip),
+                    }
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut out = collected.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.skipped.sort();
+    out.files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    out
+}
+
+/// The walk's verdict on one entry: admitted, skipped with a reason, or
+/// not a file at all (`None`).
+fn admit(
+    root: &Path,
+    options: &WalkOptions,
+    entry: &ignore::DirEntry,
+) -> Option<Result<WalkedFile, (String, SkipReason)>> {
+    let path = entry.path();
+    let rel_path = rel_to_string(path.strip_prefix(root).ok()?);
+    if rel_path.is_empty() {
+        return None;
+    }
+    let ft = entry.file_type()?;
+    if entry.path_is_symlink() || ft.is_symlink() {
+        let inside = std::fs::canonicalize(path).is_ok_and(|t| t.starts_with(root));
+        let reason = if inside {
+            SkipReason::Symlink
+        } else {
+            SkipReason::SymlinkOutsideRoot
+        };
+        return Some(Err((rel_path, reason)));
+    }
+    if !ft.is_file() {
+        return None;
+    }
+    if let Some(reason) = name_gate(&rel_path, options) {
+        return Some(Err((rel_path, reason)));
+    }
+    let Ok(meta) = entry.metadata() else {
+        return Some(Err((rel_path, SkipReason::Unreadable)));
+    };
+    if meta.len() > options.max_file_bytes {
+        return Some(Err((rel_path, SkipReason::TooLarge)));
+    }
+    Some(Ok(WalkedFile {
+        rel_path,
+        abs_path: path.to_path_buf(),
+        size: meta.len(),
+        mtime: meta.modified().ok(),
+    }))
+}
+
+fn rel_to_string(rel: &Path) -> String {
+    let mut s = String::new();
+    for comp in rel.components() {
+        if !s.is_empty() {
+            s.push('/');
+        }
+        s.push_str(&comp.as_os_str().to_string_lossy());
+    }
+    s
+}
+
+/// Gates decided by the path alone (no read).
+pub fn name_gate(rel_path: &str, options: &WalkOptions) -> Option<SkipReason> {
+    let lower = rel_path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if !options.include_secrets && is_secret_path(&lower, name) {
+        return Some(SkipReason::Secret);
+    }
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    if BINARY_EXTENSIONS.contains(&ext) {
+        return Some(SkipReason::Binary);
+    }
+    let generated_name = name.ends_with(".min.js")
+        || name.ends_with(".min.css")
+        || name.ends_with(".min.mjs")
+        || name.ends_with(".map")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+        || name.ends_with("_pb2_grpc.py")
+        || name.ends_with(".pb.cc")
+        || name.ends_with(".pb.h")
+        || name.contains(".generated.")
+        || ext == "lock"
+        || matches!(
+            name,
+            "package-lock.json" | "pnpm-lock.yaml" | "go.sum" | "npm-shrinkwrap.json"
+        );
+    generated_name.then_some(SkipReason::Generated)
+}
+
+fn is_secret_path(lower_path: &str, name: &str) -> bool {
+    let in_secret_dir = lower_path
+        .split('/')
+        .any(|seg| matches!(seg, ".ssh" | ".aws" | ".gnupg" | ".docker" | ".kube"));
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    in_secret_dir
+        || name == ".env"
+        || name.starts_with(".env.")
+        || name.ends_with(".env")
+        || matches!(
+            ext,
+            "pem"
+                | "key"
+                | "p12"
+                | "pfx"
+                | "jks"
+                | "keystore"
+                | "kdbx"
+                | "ppk"
+                | "p8"
+                | "gpg"
+                | "asc"
+                | "der"
+        )
+        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+            .iter()
+            .any(|k| name.starts_with(k))
+        || matches!(
+            name,
+            ".netrc"
+                | "_netrc"
+                | ".pgpass"
+                | ".npmrc"
+                | ".pypirc"
+                | ".htpasswd"
+                | ".git-credentials"
+                | ".dockercfg"
+        )
+        || name.starts_with("credentials")
+        || name.starts_with("secrets.")
+        || name.starts_with("service-account")
+        || name.ends_with(".secret")
+        || name.ends_with(".secrets")
+}
+
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "bmp",
+    "ico",
+    "webp",
+    "tiff",
+    "psd",
+    "pdf",
+    "zip",
+    "gz",
+    "tgz",
+    "bz2",
+    "xz",
+    "zst",
+    "7z",
+    "rar",
+    "tar",
+    "jar",
+    "war",
+    "class",
+    "so",
+    "dylib",
+    "dll",
+    "exe",
+    "o",
+    "a",
+    "lib",
+    "obj",
+    "wasm",
+    "rlib",
+    "rmeta",
+    "pyc",
+    "pyo",
+    "whl",
+    "woff",
+    "woff2",
+    "ttf",
+    "otf",
+    "eot",
+    "mp3",
+    "mp4",
+    "wav",
+    "ogg",
+    "flac",
+    "mov",
+    "avi",
+    "mkv",
+    "webm",
+    "sqlite",
+    "db",
+    "bin",
+    "dat",
+    "pack",
+    "idx",
+    "npy",
+    "npz",
+    "onnx",
+    "pt",
+    "safetensors",
+    "parquet",
+    "crate",
+];
+
+/// Gates decided by the bytes (read anyway to hash them). Returns the text
+/// when the file is admitted.
+pub fn content_gate(bytes: &[u8]) -> Result<&str, SkipReason> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+    if looks_generated(text) {
+        return Err(SkipReason::Generated);
+    }
+    if looks_minified(text) {
+        return Err(SkipReason::Minified);
+    }
+    Ok(text)
+}
+
+fn looks_generated(text: &str) -> bool {
+    text.lines().take(8).any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("@generated")
+            || l.contains("do not edit")
+            || l.contains("code generated by")
+            || l.contains("autogenerated")
+            || l.contains("auto-generated")
+            || l.contains("automatically generated")
+    })
+}
+
+/// Minified text: long lines that are not prose. One very long line is
+/// enough in a small file; in a bigger one, the average line length or an
+/// almost whitespace-free character mix gives it away.
+fn looks_minified(text: &str) -> bool {
+    if text.len() < 1024 {
+        return false;
+    }
+    let mut lines = 0usize;
+    let mut longest = 0usize;
+    for l in text.split('\n') {
+        lines += 1;
+        longest = longest.max(l.len());
+    }
+    let avg = text.len() / lines.max(1);
+    let whitespace = text.bytes().filter(|b| b.is_ascii_whitespace()).count();
+    longest > 4000 || avg > 300 || (text.len() > 4096 && whitespace * 50 < text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_gates_catch_secrets_binaries_and_lock_files() {
+        let o = WalkOptions::default();
+        for s in [
+            ".env",
+            ".env.local",
+            "config/prod.env",
+            "id_rsa",
+            "certs/server.key",
+            "a/.aws/config",
+            "credentials.json",
+        ] {
+            assert_eq!(name_gate(s, &o), Some(SkipReason::Secret), "{s}");
+        }
+        assert_eq!(name_gate("logo.PNG", &o), Some(SkipReason::Binary));
+        assert_eq!(name_gate("Cargo.lock", &o), Some(SkipReason::Generated));
+        assert_eq!(
+            name_gate("dist/app.min.js", &o),
+            Some(SkipReason::Generated)
+        );
+        assert_eq!(name_gate("src/environment.rs", &o), None);
+        let with = WalkOptions {
+            include_secrets: true,
+            ..o
+        };
+        assert_eq!(name_gate(".env", &with), None);
+    }
+
+    #[test]
+    fn content_gates_catch_binary_minified_and_generated() {
+        assert_eq!(content_gate(b"ab\0cd"), Err(SkipReason::Binary));
+        assert_eq!(content_gate(&[0xff, 0xfe, b'a']), Err(SkipReason::NotUtf8));
+        assert_eq!(
+            content_gate(b"// @generated by foo\nfn x() {}\n"),
+            Err(SkipReason::Generated)
+        );
+        let minified = "var a=1;".repeat(1000);
+        assert_eq!(content_gate(minified.as_bytes()), Err(SkipReason::Minified));
+        let normal = "fn main() {\n    println!(\"hi\");\n}\n".repeat(200);
+        assert!(content_gate(normal.as_bytes()).is_ok());
+    }
+}
