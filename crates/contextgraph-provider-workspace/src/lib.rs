@@ -34,6 +34,7 @@ pub mod index;
 pub mod lang;
 mod provider;
 pub mod rank;
+pub mod serve;
 pub mod store;
 pub mod tokenize;
 pub mod uri;

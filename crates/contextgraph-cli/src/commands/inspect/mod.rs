@@ -30,7 +30,9 @@ pub struct InspectArgs {
 #[derive(Debug, Subcommand)]
 pub enum InspectTarget {
     /// Spawn a provider and check it over its stdin/stdout.
-    #[command(after_help = "Examples:\n  cgp inspect stdio -- contextgraph-provider-docs ./docs\n  cgp inspect stdio --strict --json -- cgp serve docs ./docs > report.json")]
+    #[command(
+        after_help = "Examples:\n  cgp inspect stdio -- contextgraph-provider-docs ./docs\n  cgp inspect stdio --strict --json -- cgp serve docs ./docs > report.json"
+    )]
     Stdio(StdioArgs),
     /// Check a provider served over HTTP (one envelope per POST).
     #[command(after_help = "Example:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict")]
@@ -118,7 +120,10 @@ pub fn run(args: InspectArgs) -> Result<(), CommandError> {
         return Ok(());
     }
     let skipped = if report.strict && report.summary.skipped > 0 {
-        format!(" and {} were skipped under --strict", report.summary.skipped)
+        format!(
+            " and {} were skipped under --strict",
+            report.summary.skipped
+        )
     } else {
         String::new()
     };

@@ -1,0 +1,91 @@
+//! Serving a workspace over stdio, shared by the `contextgraph-provider-workspace`
+//! binary and `cgp serve workspace`.
+//!
+//! The index is loaded from the cache when it is trustworthy (queries are
+//! answered from it at once) or built with a progress bar on stderr; a
+//! background thread then keeps it fresh. stdout carries only the protocol.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use contextgraph_provider::serve_stdio;
+
+use crate::{CacheLocation, IndexSource, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME};
+
+/// Arguments of a stdio workspace server.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// The workspace directory.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Base directory of the persistent index (default: $CONTEXTGRAPH_WORKSPACE_CACHE,
+    /// else $XDG_CACHE_HOME/contextgraph/workspace, else ~/.cache/contextgraph/workspace).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Keep the index in memory only.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Also index secret-looking files (.env*, keys, credentials). Off by default.
+    #[arg(long)]
+    pub include_secrets: bool,
+    /// Seconds between background refreshes (0 disables them).
+    #[arg(long, default_value_t = 30)]
+    pub refresh_secs: u64,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A diagnostic line on stderr; a closed stderr is not a panic.
+fn diag(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// Open (or build) the index and serve it over stdio until `shutdown` or end of input.
+pub fn serve(args: &ServeArgs) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut options = WorkspaceOptions {
+        progress: !args.quiet,
+        cache: match (&args.cache_dir, args.no_cache) {
+            (_, true) => CacheLocation::Disabled,
+            (Some(dir), false) => CacheLocation::Base(dir.clone()),
+            (None, false) => CacheLocation::Default,
+        },
+        ..WorkspaceOptions::default()
+    };
+    options.walk.include_secrets = args.include_secrets;
+    let (provider, source) = WorkspaceProvider::open(&args.dir, options)?;
+    if let IndexSource::Rebuilt { reason } = &source {
+        diag(format_args!("{PROVIDER_NAME}: rebuilt the index: {reason}"));
+    }
+    let stats = provider.stats();
+    if !args.quiet {
+        diag(format_args!(
+            "{PROVIDER_NAME}: serving {} ({} files, {} chunks)",
+            provider.root().display(),
+            stats.files,
+            stats.chunks
+        ));
+    }
+    if args.refresh_secs > 0 || source == IndexSource::Loaded {
+        let background = provider.clone();
+        let every = Duration::from_secs(args.refresh_secs);
+        std::thread::spawn(move || {
+            // Catch up with edits made while we were not running, then poll.
+            let mut first = source == IndexSource::Loaded;
+            loop {
+                if first || !every.is_zero() {
+                    if let Err(e) = background.refresh() {
+                        diag(format_args!("{e}"));
+                    }
+                }
+                first = false;
+                if every.is_zero() {
+                    break;
+                }
+                std::thread::sleep(every);
+            }
+        });
+    }
+    serve_stdio(provider).map_err(|e| format!("{PROVIDER_NAME}: {e}").into())
+}
