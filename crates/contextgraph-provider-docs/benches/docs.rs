@@ -33,7 +33,7 @@ fn document(bytes: usize, seed: usize) -> String {
     let mut out = String::with_capacity(bytes + 256);
     let mut i = seed;
     while out.len() < bytes {
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             out.push_str(&format!(
                 "Section {i} {}\n----------\n\n",
                 words[i % words.len()]

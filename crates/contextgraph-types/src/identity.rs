@@ -63,7 +63,7 @@ mod tests {
 
     #[test]
     fn canonical_order_is_provider_then_frame_then_digest_absent_first() {
-        let mut ids = vec![
+        let mut ids = [
             FrameId::new("b", "1", None),
             FrameId::new("a", "2", Some("sha256:bb".into())),
             FrameId::new("a", "2", None),
