@@ -1,0 +1,320 @@
+//! Host benchmarks, each with its baseline measured in the same run.
+//!
+//! The trivial provider is this bench binary itself, re-executed with
+//! `CGP_BENCH_PROVIDER=lockstep|correlated`: it answers every query from
+//! memory with one precomputed frame, through the provider SDK's runner.
+//!
+//! - `rtt/raw_pipe_echo`: the same query bytes through `cat` (baseline);
+//! - `rtt/lockstep_query`: one lock-step query round trip;
+//! - `pipelined/correlated_64_in_flight`: per-query time with 64 in flight;
+//! - `fanout/16_providers` and `fanout/1_provider` (baseline);
+//! - `spawn/spawn_and_handshake`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant as StdInstant};
+
+use contextgraph_host::{
+    Host, HostOptions, ProviderClient, StdioCommand, StdioOptions, StdioProvider,
+};
+use contextgraph_provider::{serve_stdio, FrameBuilder, Provider, ProviderError};
+use contextgraph_types::{
+    Capabilities, ContextFrame, ContextQuery, ContextQueryResult, DataFlow, FrameKind,
+    ProviderInfo, QueryCapability,
+};
+use criterion::{Criterion, Throughput};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::runtime::Runtime;
+use tokio::time::Instant;
+
+const ENV: &str = "CGP_BENCH_PROVIDER";
+
+struct Trivial {
+    name: String,
+    correlated: bool,
+    frame: ContextFrame,
+}
+
+impl Provider for Trivial {
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo {
+            name: self.name.clone(),
+            version: "1".into(),
+            data_flow: DataFlow {
+                reads: true,
+                ..DataFlow::default()
+            },
+        }
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            query: QueryCapability {
+                kinds: vec![FrameKind::Doc],
+            },
+            correlation: self.correlated,
+            ..Capabilities::default()
+        }
+    }
+    fn query(&self, _: &ContextQuery) -> Result<ContextQueryResult, ProviderError> {
+        Ok(ContextQueryResult {
+            frames: vec![self.frame.clone()],
+            truncated: false,
+            dropped_estimate: None,
+        })
+    }
+}
+
+fn provider_main(mode: &str) {
+    let frame = FrameBuilder::new("f1", FrameKind::Doc, "Retry", "retry with backoff")
+        .citation_label("retry.md")
+        .score(0.5)
+        .build();
+    let _ = serve_stdio(Trivial {
+        name: std::env::var("CGP_BENCH_NAME").unwrap_or_else(|_| "trivial".into()),
+        correlated: mode == "correlated",
+        frame,
+    });
+}
+
+fn command(mode: &str, name: &str) -> StdioCommand {
+    let exe = std::env::current_exe().expect("bench binary path");
+    StdioCommand::new(exe)
+        .env(ENV, mode)
+        .env("CGP_BENCH_NAME", name)
+}
+
+fn query() -> ContextQuery {
+    ContextQuery::new("how is the retry policy configured?", 4, 1000)
+}
+
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(30)
+}
+
+/// Spawn the trivial provider with raw pipes and read its ack: the cost of
+/// the provider process itself, without the host (baseline).
+async fn raw_provider(
+    mode: &str,
+) -> (
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    BufReader<tokio::process::ChildStdout>,
+) {
+    let exe = std::env::current_exe().expect("bench binary path");
+    let mut child = tokio::process::Command::new(exe)
+        .env(ENV, mode)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin
+        .write_all(b"{\"type\":\"handshake\",\"protocol_version\":\"contextgraph/1.0-draft\"}\n")
+        .await
+        .unwrap();
+    let mut ack = Vec::new();
+    stdout.read_until(b'\n', &mut ack).await.unwrap();
+    (child, stdin, stdout)
+}
+
+fn rtt(c: &mut Criterion, rt: &Runtime) {
+    let mut g = c.benchmark_group("rtt");
+    g.sample_size(30).measurement_time(Duration::from_secs(4));
+    // Baseline: the same bytes through a pipe echo.
+    let line = {
+        let mut l =
+            serde_json::to_vec(&serde_json::json!({"type": "query", "query": query()})).unwrap();
+        l.push(b'\n');
+        l
+    };
+    g.bench_function("raw_pipe_echo", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut child = tokio::process::Command::new("cat")
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .kill_on_drop(true)
+                    .spawn()
+                    .unwrap();
+                let mut stdin = child.stdin.take().unwrap();
+                let mut stdout = BufReader::new(child.stdout.take().unwrap());
+                let mut buf = Vec::new();
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    stdin.write_all(&line).await.unwrap();
+                    stdin.flush().await.unwrap();
+                    buf.clear();
+                    stdout.read_until(b'\n', &mut buf).await.unwrap();
+                }
+                start.elapsed()
+            })
+        })
+    });
+    // Baseline: the same query written straight to the trivial provider,
+    // its reply read back, no host in between.
+    g.bench_function("raw_pipe_to_provider", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let (_child, mut stdin, mut stdout) = raw_provider("lockstep").await;
+                let mut buf = Vec::new();
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    stdin.write_all(&line).await.unwrap();
+                    buf.clear();
+                    stdout.read_until(b'\n', &mut buf).await.unwrap();
+                }
+                start.elapsed()
+            })
+        })
+    });
+    let provider = rt.block_on(async {
+        let (p, _) = StdioProvider::start(command("lockstep", "trivial"), StdioOptions::default())
+            .await
+            .expect("trivial provider starts");
+        p
+    });
+    let q = query();
+    g.bench_function("lockstep_query", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    provider.query(&q, far()).await.expect("answer");
+                }
+                start.elapsed()
+            })
+        })
+    });
+    rt.block_on(provider.shutdown());
+    g.finish();
+}
+
+fn pipelined(c: &mut Criterion, rt: &Runtime) {
+    let mut g = c.benchmark_group("pipelined");
+    g.sample_size(20).measurement_time(Duration::from_secs(5));
+    g.throughput(Throughput::Elements(1));
+    let provider = Arc::new(rt.block_on(async {
+        let (p, _) =
+            StdioProvider::start(command("correlated", "trivial"), StdioOptions::default())
+                .await
+                .expect("trivial provider starts");
+        p
+    }));
+    g.bench_function("correlated_64_in_flight", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = StdInstant::now();
+                let workers = 64u64;
+                let mut set = tokio::task::JoinSet::new();
+                for w in 0..workers {
+                    let p = Arc::clone(&provider);
+                    let n = iters / workers + u64::from(w < iters % workers);
+                    set.spawn(async move {
+                        let q = query();
+                        for _ in 0..n {
+                            p.query(&q, far()).await.expect("answer");
+                        }
+                    });
+                }
+                while set.join_next().await.is_some() {}
+                start.elapsed()
+            })
+        })
+    });
+    rt.block_on(provider.shutdown());
+    g.finish();
+}
+
+fn fanout(c: &mut Criterion, rt: &Runtime) {
+    let mut g = c.benchmark_group("fanout");
+    g.sample_size(30).measurement_time(Duration::from_secs(4));
+    for count in [1usize, 16] {
+        let host = rt.block_on(async {
+            let mut host = Host::new(HostOptions::default());
+            for i in 0..count {
+                let name = format!("trivial-{i}");
+                let client = Arc::new(StdioProvider::new(
+                    command("correlated", &name),
+                    StdioOptions::default(),
+                ));
+                host.add(client, Duration::from_secs(10))
+                    .await
+                    .expect("trivial provider starts");
+            }
+            host
+        });
+        let q = query();
+        g.bench_function(format!("{count}_providers"), |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let start = StdInstant::now();
+                    for _ in 0..iters {
+                        let report = host.query_all(&q, Duration::from_secs(30)).await;
+                        assert_eq!(report.providers.len(), count);
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+        rt.block_on(host.shutdown());
+    }
+    g.finish();
+}
+
+fn spawn(c: &mut Criterion, rt: &Runtime) {
+    let mut g = c.benchmark_group("spawn");
+    g.sample_size(20).measurement_time(Duration::from_secs(5));
+    g.bench_function("raw_spawn_and_ack", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = StdInstant::now();
+                    let session = raw_provider("correlated").await;
+                    total += start.elapsed();
+                    drop(session);
+                }
+                total
+            })
+        })
+    });
+    g.bench_function("spawn_and_handshake", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = StdInstant::now();
+                    let provider = StdioProvider::new(
+                        command("correlated", "trivial"),
+                        StdioOptions::default(),
+                    );
+                    provider.ready(far()).await.expect("handshake");
+                    total += start.elapsed();
+                    drop(provider); // kills the process group, untimed
+                }
+                total
+            })
+        })
+    });
+    g.finish();
+}
+
+fn main() {
+    if let Ok(mode) = std::env::var(ENV) {
+        provider_main(&mode);
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut c = Criterion::default().configure_from_args();
+    rtt(&mut c, &rt);
+    pipelined(&mut c, &rt);
+    fanout(&mut c, &rt);
+    spawn(&mut c, &rt);
+    c.final_summary();
+}

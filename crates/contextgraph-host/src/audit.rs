@@ -1,0 +1,141 @@
+//! Runtime re-checks of every answer (B1, B3, B4, F1–F5, D1, P1–P3, P5,
+//! G1–G2, Q1, `as_of`) and the quarantine decision (B2).
+//!
+//! The rules are not reimplemented here: [`ContextQueryResult::validate_with`]
+//! checks them, recomputing costs from content (B3) and content digests from
+//! the bytes (D1) with [`Sha256Hasher`]. This module decides what a violation
+//! means for the answer: any violation quarantines the *whole* answer with a
+//! report — never a silent truncation — because a provider that lies about
+//! one frame's cost or digest has forfeited trust in the others (B2).
+//!
+//! The one exception is a frame of a kind this host does not know (U2): it
+//! is opaque, not dishonest, so it is dropped with a note and the rest of the
+//! answer is judged on its own.
+
+use contextgraph_provider::Sha256Hasher;
+use contextgraph_types::validate::{Anchor, Violation};
+use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, FrameId};
+use serde::Serialize;
+
+/// A frame dropped because its kind is unknown to this host (U2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DroppedFrame {
+    /// The frame's identity.
+    pub frame: FrameId,
+    /// The kind it carried.
+    pub kind: String,
+}
+
+/// The audit's decision on one provider's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AuditVerdict {
+    /// Every rule held; these frames may be used.
+    Accepted {
+        /// The frames of known kinds, in the provider's order.
+        frames: Vec<ContextFrame>,
+        /// Whether the provider said it left candidates out.
+        truncated: bool,
+        /// Frames of unknown kinds, dropped (U2).
+        dropped: Vec<DroppedFrame>,
+    },
+    /// At least one rule was broken; nothing from this answer may be used (B2).
+    Quarantined {
+        /// Every violation found, with its anchor and path.
+        violations: Vec<Violation>,
+        /// How many frames the answer offered.
+        frames_offered: usize,
+        /// The identities offered, so a report can name each rejected frame.
+        offered: Vec<FrameId>,
+    },
+}
+
+/// Audit `result`, which `provider_id` sent in answer to `sent` (the query as
+/// this provider received it).
+pub fn audit_answer(
+    provider_id: &str,
+    sent: &ContextQuery,
+    result: ContextQueryResult,
+) -> AuditVerdict {
+    let unknown: Vec<bool> = result.frames.iter().map(|f| !f.kind.is_known()).collect();
+    let mut violations: Vec<Violation> = result
+        .validate_with(sent, &Sha256Hasher)
+        .into_iter()
+        .filter(|v| !in_unknown_frame(&v.path, &unknown))
+        .collect();
+    let preferences = sent.effective_preferences();
+    for (i, frame) in result.frames.iter().enumerate() {
+        if !unknown[i] && !preferences.contains(&frame.representation) {
+            violations.push(Violation {
+                anchor: Anchor::P5,
+                path: format!("frames[{i}].representation"),
+                message: format!(
+                    "representation {} was not requested (asked for {})",
+                    frame.representation,
+                    preferences
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+    }
+    if !violations.is_empty() {
+        return AuditVerdict::Quarantined {
+            frames_offered: result.frames.len(),
+            offered: result
+                .frames
+                .iter()
+                .map(|f| f.frame_id(provider_id))
+                .collect(),
+            violations,
+        };
+    }
+    let truncated = result.truncated;
+    let mut frames = Vec::with_capacity(result.frames.len());
+    let mut dropped = Vec::new();
+    for (frame, unknown) in result.frames.into_iter().zip(unknown) {
+        if unknown {
+            dropped.push(DroppedFrame {
+                frame: frame.frame_id(provider_id),
+                kind: frame.kind.as_str().to_owned(),
+            });
+        } else {
+            frames.push(frame);
+        }
+    }
+    AuditVerdict::Accepted {
+        frames,
+        truncated,
+        dropped,
+    }
+}
+
+/// Whether a violation path points inside a frame of unknown kind.
+fn in_unknown_frame(path: &str, unknown: &[bool]) -> bool {
+    let Some(rest) = path.strip_prefix("frames[") else {
+        return false;
+    };
+    let Some((index, _)) = rest.split_once(']') else {
+        return false;
+    };
+    index
+        .parse::<usize>()
+        .ok()
+        .and_then(|i| unknown.get(i).copied())
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_inside_unknown_frames_are_recognised() {
+        let unknown = [false, true];
+        assert!(in_unknown_frame("frames[1].kind", &unknown));
+        assert!(!in_unknown_frame("frames[0].kind", &unknown));
+        assert!(!in_unknown_frame("frames", &unknown));
+        assert!(!in_unknown_frame("frames[9].kind", &unknown));
+    }
+}

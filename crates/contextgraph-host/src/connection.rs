@@ -1,0 +1,1064 @@
+//! One NDJSON session with a provider over any byte pipe pair: the handshake,
+//! then requests routed to their replies.
+//!
+//! This layer owns the protocol mechanics and nothing else (no consent, no
+//! audit): it guarantees that a reply is only ever delivered to the request
+//! it answers, that every request ends by its deadline, and that nothing a
+//! peer writes can wedge the session.
+//!
+//! # Correlated providers (H4)
+//!
+//! A provider that declared `correlation` is pipelined: up to
+//! [`ConnectionOptions::max_in_flight`] queries are outstanding at once, each
+//! carrying an id the host chose (`q<n>`), and each reply is routed by the
+//! `id` it echoes. A reply whose id the host issued earlier but no longer
+//! waits for (its request timed out) is a late reply and is dropped. A reply
+//! with a missing id or an id the host never issued breaks H4: the host can
+//! no longer tell which request it answers, so every outstanding request fails
+//! at once with [`ConnectionError::Correlation`] (a prompt, typed error, not a
+//! timeout) and the connection is closed for the embedder to restart.
+//!
+//! `verify` carries no id on the wire; its `verified` reply is matched by the
+//! identities it echoes, so verifies are pipelined alongside queries.
+//!
+//! # Lock-step providers
+//!
+//! A provider without `correlation` is sent no ids and one request at a
+//! time. Its replies are matched by order: the reader keeps a queue of the
+//! requests sent and pops one per reply. A request that times out leaves its
+//! slot in the queue, marked abandoned, so its late reply is consumed and
+//! discarded instead of being taken as the answer to the next request. The
+//! next request first waits (briefly, within its own deadline) for those owed
+//! replies to drain; if they do not, the session is out of step, the request
+//! fails with [`ConnectionError::Desynchronised`] and the connection is
+//! closed so that the embedder restarts it rather than guess.
+//!
+//! # Noise
+//!
+//! Garbage lines, blank lines, oversized lines (dropped by the codec's line
+//! cap without being buffered) and unknown envelope types are counted in
+//! [`Diagnostics`] and otherwise ignored: none of them is a reply, so none
+//! of them can be misattributed, kill the session or make a later request hang.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use contextgraph_codec::{
+    decode_envelope, AsyncLineReader, DecodeError, Envelope, FrameError, LineFramer,
+    DEFAULT_MAX_LINE_BYTES,
+};
+use contextgraph_types::{
+    ContextQuery, ContextQueryResult, ErrorCode, FrameId, VerifyRequest, VerifyResponse,
+    PROTOCOL_VERSION,
+};
+use serde::Serialize;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
+use tokio::task::JoinHandle;
+use tokio::time::{timeout_at, Instant};
+
+use crate::handshake::{
+    check_ack, error_instead_of_ack, HandshakeError, ProviderDescriptor, TransportKind,
+};
+use crate::text::{excerpt, excerpt_bytes};
+
+/// Bounds of one session. Build with [`ConnectionOptions::default`] and adjust fields.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ConnectionOptions {
+    /// Longest line accepted from the provider (default 16 MiB); longer lines
+    /// are dropped unread, so host memory stays bounded by this plus one read.
+    pub max_line_bytes: usize,
+    /// Most requests outstanding at once to a correlated provider (default 64).
+    pub max_in_flight: usize,
+    /// How long the provider has to acknowledge the handshake (default 5 s).
+    pub handshake_timeout: Duration,
+    /// How long a lock-step request waits for late replies owed by earlier,
+    /// timed-out requests before declaring the session out of step (default
+    /// 200 ms, and never beyond the request's own deadline).
+    pub resync_wait: Duration,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_in_flight: 64,
+            handshake_timeout: Duration::from_secs(5),
+            resync_wait: Duration::from_millis(200),
+        }
+    }
+}
+
+/// A provider's answer to one request, before any audit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A `frames` reply.
+    Frames(ContextQueryResult),
+    /// A `verified` reply.
+    Verified(VerifyResponse),
+    /// An `error` reply.
+    Error {
+        /// The code as sent (absent is treated as `internal`, X2).
+        code: Option<ErrorCode>,
+        /// The message, shortened and escaped.
+        message: String,
+    },
+}
+
+/// Why a request got no answer. Each variant names the provider.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The deadline passed first.
+    #[error("provider {provider}: no reply within the deadline ({after_ms} ms); the provider is slow or hung")]
+    Timeout {
+        /// The provider.
+        provider: String,
+        /// How long the request waited.
+        after_ms: u128,
+    },
+    /// The session is closed: the provider exited, closed its output, or the
+    /// host closed the session after a fault.
+    #[error("provider {provider}: connection closed: {reason}")]
+    Closed {
+        /// The provider.
+        provider: String,
+        /// Why.
+        reason: CloseReason,
+    },
+    /// A correlated provider answered with a missing or unknown id (H4).
+    #[error("provider {provider}: H4: {detail}; the provider declared correlation but does not echo request ids, so its replies cannot be attributed — fix the provider or declare correlation: false")]
+    Correlation {
+        /// The provider.
+        provider: String,
+        /// What it sent.
+        detail: String,
+    },
+    /// A lock-step provider still owes replies to timed-out requests, so the
+    /// next reply cannot be trusted to answer the next request.
+    #[error("provider {provider}: out of step: {owed} earlier request(s) timed out and their replies never arrived; restart the provider")]
+    Desynchronised {
+        /// The provider.
+        provider: String,
+        /// Replies still owed.
+        owed: usize,
+    },
+    /// The reply could not be decoded.
+    #[error("provider {provider}: R1: its reply is not a valid envelope: {detail}")]
+    Malformed {
+        /// The provider.
+        provider: String,
+        /// The decoder's reason.
+        detail: String,
+    },
+    /// The reply has the wrong type for the request (a `verified` for a query, …).
+    #[error("provider {provider}: answered a {expected} request with a {got} envelope")]
+    WrongReply {
+        /// The provider.
+        provider: String,
+        /// The request type.
+        expected: &'static str,
+        /// The reply type received.
+        got: String,
+    },
+}
+
+/// Why a session closed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The provider closed its output (it usually exited).
+    #[error("the provider closed its output")]
+    EndOfOutput,
+    /// Reading or writing the pipes failed.
+    #[error("I/O error: {0}")]
+    Io(String),
+    /// The host closed it after an H4 violation.
+    #[error("closed after an H4 correlation violation")]
+    CorrelationViolation,
+    /// The host closed it because a lock-step session fell out of step.
+    #[error("closed because the session fell out of step")]
+    Desynchronised,
+    /// The host shut it down.
+    #[error("shut down by the host")]
+    Shutdown,
+}
+
+/// What the reader saw that was not a reply. All counters are cumulative.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    /// Lines that were not JSON envelopes.
+    pub garbage_lines: u64,
+    /// Lines over the cap, dropped unread.
+    pub oversized_lines: u64,
+    /// Envelopes of a type this host does not know (ignored, §1).
+    pub unknown_envelopes: u64,
+    /// Replies to requests that had already timed out, discarded.
+    pub late_replies: u64,
+    /// Replies that matched no outstanding request, discarded.
+    pub unattributable_replies: u64,
+    /// The most recent notes (at most 16), shortened and escaped.
+    pub recent: VecDeque<String>,
+}
+
+impl Diagnostics {
+    const MAX_NOTES: usize = 16;
+
+    fn note(&mut self, text: String) {
+        if self.recent.len() == Self::MAX_NOTES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(text);
+    }
+}
+
+type Waiter = oneshot::Sender<Result<Answer, ConnectionError>>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Query,
+    Verify,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Query => "query",
+            Kind::Verify => "verify",
+        }
+    }
+}
+
+/// A lock-step request awaiting its reply, in send order.
+struct Slot {
+    token: u64,
+    kind: Kind,
+    /// `None` once the request timed out: its reply is owed but unwanted.
+    waiter: Option<Waiter>,
+}
+
+/// A correlated-mode verify awaiting its `verified`, matched by identities.
+struct PendingVerify {
+    token: u64,
+    ids: Vec<FrameId>,
+    waiter: Waiter,
+}
+
+#[derive(Default)]
+struct Router {
+    /// Correlated queries by the number in their id.
+    pending: HashMap<u64, Waiter>,
+    /// Lock-step requests in send order.
+    queue: VecDeque<Slot>,
+    /// Correlated verifies, oldest first.
+    verifies: VecDeque<PendingVerify>,
+    closed: Option<CloseReason>,
+    diag: Diagnostics,
+    /// The largest query number ever issued: a reply naming one at or below
+    /// it that nobody waits for is late, anything else was never sent.
+    max_issued: u64,
+}
+
+struct Shared {
+    provider: String,
+    correlated: bool,
+    router: Mutex<Router>,
+    /// Signalled whenever the lock-step queue becomes empty or the session closes.
+    drained: Notify,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Router> {
+        // A panic while holding the lock cannot leave the router in a state
+        // worse than "some request missed its reply", which deadlines cover.
+        self.router.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn closed_error(&self, reason: CloseReason) -> ConnectionError {
+        ConnectionError::Closed {
+            provider: self.provider.clone(),
+            reason,
+        }
+    }
+
+    /// Close the session: fail everything outstanding with `error_for(reason)`.
+    fn close(&self, reason: CloseReason, error: Option<ConnectionError>) {
+        let mut r = self.lock();
+        if r.closed.is_some() {
+            return;
+        }
+        r.closed = Some(reason.clone());
+        let error = error.unwrap_or_else(|| self.closed_error(reason));
+        let r = &mut *r;
+        let waiters: Vec<Waiter> = r
+            .pending
+            .drain()
+            .map(|(_, w)| w)
+            .chain(r.queue.drain(..).filter_map(|s| s.waiter))
+            .chain(r.verifies.drain(..).map(|v| v.waiter))
+            .collect();
+        for w in waiters {
+            let _ = w.send(Err(error.clone()));
+        }
+        self.drained.notify_waiters();
+    }
+}
+
+/// An open, handshaken session. Dropping it stops its reader and writer;
+/// the process (if any) is the transport's to end.
+pub struct Connection {
+    descriptor: ProviderDescriptor,
+    shared: Arc<Shared>,
+    sink: Sink,
+    in_flight: Semaphore,
+    turn: tokio::sync::Mutex<()>,
+    next: AtomicU64,
+    options: ConnectionOptions,
+    reader: JoinHandle<()>,
+    writer: Option<JoinHandle<()>>,
+}
+
+type BoxWriter = BufWriter<Box<dyn AsyncWrite + Send + Unpin>>;
+
+/// Where request lines go. A correlated session funnels them through one
+/// writer task, which batches concurrent requests into one flush; a
+/// lock-step session has one request at a time, so the caller writes
+/// directly and saves a task hop per round trip.
+enum Sink {
+    Task(mpsc::Sender<Vec<u8>>),
+    Direct(tokio::sync::Mutex<BoxWriter>),
+}
+
+/// Closes the session if a direct write is abandoned half-way (its deadline
+/// passed while the pipe was full): a partial line would corrupt the stream.
+struct WriteGuard<'a> {
+    shared: &'a Shared,
+    done: bool,
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.shared.close(
+                CloseReason::Io("a request was abandoned half-written at its deadline".into()),
+                None,
+            );
+        }
+    }
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("provider", &self.descriptor.id)
+            .field("correlated", &self.shared.correlated)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Serialize)]
+struct QueryOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    query: &'a ContextQuery,
+}
+
+#[derive(Serialize)]
+struct VerifyOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    request: &'a VerifyRequest,
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut line = Vec::with_capacity(256);
+    // Serializing our own typed values into a Vec cannot fail: no map has
+    // non-string keys and floats serialize (non-finite ones as null).
+    if serde_json::to_writer(&mut line, value).is_err() {
+        line.clear();
+        line.extend_from_slice(b"{}");
+    }
+    line.push(b'\n');
+    line
+}
+
+impl Connection {
+    /// Handshake over `reader`/`writer` and start routing. `label` names the
+    /// provider in errors until it has told its name; `transport` is recorded
+    /// in the descriptor.
+    ///
+    /// No query payload moves before this returns `Ok` (H1).
+    pub async fn open<R, W>(
+        reader: R,
+        writer: W,
+        label: &str,
+        transport: TransportKind,
+        options: ConnectionOptions,
+    ) -> Result<Connection, HandshakeError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut writer = BufWriter::with_capacity(64 * 1024, writer);
+        let mut lines =
+            AsyncLineReader::with_framer(reader, LineFramer::new(options.max_line_bytes));
+        let io_error = |e: std::io::Error| HandshakeError::Io {
+            provider: label.to_owned(),
+            detail: e.to_string(),
+        };
+        let hello = encode(&Envelope::Handshake {
+            protocol_version: PROTOCOL_VERSION.to_owned(),
+        });
+        let deadline = Instant::now() + options.handshake_timeout;
+        let sent = timeout_at(deadline, async {
+            writer.write_all(&hello).await?;
+            writer.flush().await
+        })
+        .await;
+        match sent {
+            Err(_) => {
+                return Err(HandshakeError::Timeout {
+                    provider: label.to_owned(),
+                    timeout_ms: options.handshake_timeout.as_millis(),
+                    stderr_tail: String::new(),
+                })
+            }
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                return Err(HandshakeError::Closed {
+                    provider: label.to_owned(),
+                    stderr_tail: String::new(),
+                })
+            }
+            Ok(Err(e)) => return Err(io_error(e)),
+            Ok(Ok(())) => {}
+        }
+        let first = timeout_at(deadline, async {
+            match lines.next_line().await {
+                None => Err(HandshakeError::Closed {
+                    provider: label.to_owned(),
+                    stderr_tail: String::new(),
+                }),
+                Some(Err(FrameError::Oversized {
+                    discarded_bytes, ..
+                })) => Err(HandshakeError::NotProtocol {
+                    provider: label.to_owned(),
+                    detail: format!("a line of {discarded_bytes} bytes, over the line cap"),
+                    line: String::new(),
+                }),
+                Some(Err(e)) => Err(HandshakeError::Io {
+                    provider: label.to_owned(),
+                    detail: e.to_string(),
+                }),
+                Some(Ok(line)) => Ok((decode_envelope(line), excerpt_bytes(line, 120))),
+            }
+        })
+        .await
+        .map_err(|_| HandshakeError::Timeout {
+            provider: label.to_owned(),
+            timeout_ms: options.handshake_timeout.as_millis(),
+            stderr_tail: String::new(),
+        })??;
+        let descriptor = match first {
+            (
+                Ok(Envelope::HandshakeAck {
+                    protocol_version,
+                    provider,
+                    capabilities,
+                }),
+                _,
+            ) => check_ack(protocol_version, provider, capabilities, transport, label)?,
+            (Ok(Envelope::Error { code, message, .. }), _) => {
+                return Err(error_instead_of_ack(label, code, &message))
+            }
+            (Ok(other), line) => {
+                return Err(HandshakeError::NotProtocol {
+                    provider: label.to_owned(),
+                    detail: format!("a {} envelope", excerpt(other.type_name(), 40)),
+                    line,
+                })
+            }
+            (Err(e), line) => {
+                return Err(HandshakeError::NotProtocol {
+                    provider: label.to_owned(),
+                    detail: e.to_string(),
+                    line,
+                })
+            }
+        };
+        Ok(Self::start(descriptor, lines, writer, options))
+    }
+
+    fn start<R, W>(
+        descriptor: ProviderDescriptor,
+        lines: AsyncLineReader<R>,
+        writer: BufWriter<W>,
+        options: ConnectionOptions,
+    ) -> Connection
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let correlated = descriptor.capabilities.correlation;
+        let max_in_flight = if correlated {
+            options.max_in_flight.max(1)
+        } else {
+            1
+        };
+        let shared = Arc::new(Shared {
+            provider: descriptor.id.clone(),
+            correlated,
+            router: Mutex::new(Router::default()),
+            drained: Notify::new(),
+        });
+        let reader = tokio::spawn(read_loop(lines, Arc::clone(&shared)));
+        let (sink, writer) = if correlated {
+            let (out, rx) = mpsc::channel(max_in_flight + 8);
+            let task = tokio::spawn(write_loop(writer, rx, Arc::clone(&shared)));
+            (Sink::Task(out), Some(task))
+        } else {
+            let boxed: Box<dyn AsyncWrite + Send + Unpin> = Box::new(writer.into_inner());
+            let direct = BufWriter::with_capacity(64 * 1024, boxed);
+            (Sink::Direct(tokio::sync::Mutex::new(direct)), None)
+        };
+        Connection {
+            descriptor,
+            shared,
+            sink,
+            in_flight: Semaphore::new(max_in_flight),
+            turn: tokio::sync::Mutex::new(()),
+            next: AtomicU64::new(1),
+            options,
+            reader,
+            writer,
+        }
+    }
+
+    /// What the provider declared at the handshake.
+    pub fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    /// Whether the session is closed (and why); a closed session answers
+    /// every request with [`ConnectionError::Closed`] at once.
+    pub fn closed(&self) -> Option<CloseReason> {
+        self.shared.lock().closed.clone()
+    }
+
+    /// A snapshot of what the reader has seen besides replies.
+    pub fn diagnostics(&self) -> Diagnostics {
+        self.shared.lock().diag.clone()
+    }
+
+    fn timeout(&self, started: Instant) -> ConnectionError {
+        ConnectionError::Timeout {
+            provider: self.descriptor.id.clone(),
+            after_ms: started.elapsed().as_millis(),
+        }
+    }
+
+    /// Send `query` and wait, until `deadline`, for the reply that answers it.
+    /// The id is sent only to a provider that declared correlation (H4).
+    pub async fn query(
+        &self,
+        query: &ContextQuery,
+        deadline: Instant,
+    ) -> Result<Answer, ConnectionError> {
+        if self.shared.correlated {
+            self.correlated_query(query, deadline).await
+        } else {
+            self.lockstep(Kind::Query, deadline, |_| {
+                encode(&QueryOut {
+                    kind: "query",
+                    id: None,
+                    query,
+                })
+            })
+            .await
+        }
+    }
+
+    /// Send a `verify` (identities only, V1) and wait for its `verified`.
+    /// Pipelined with queries on a correlated provider.
+    pub async fn verify(
+        &self,
+        request: &VerifyRequest,
+        deadline: Instant,
+    ) -> Result<Answer, ConnectionError> {
+        let line = || {
+            encode(&VerifyOut {
+                kind: "verify",
+                request,
+            })
+        };
+        if !self.shared.correlated {
+            return self.lockstep(Kind::Verify, deadline, |_| line()).await;
+        }
+        let started = Instant::now();
+        let _permit = timeout_at(deadline, self.in_flight.acquire())
+            .await
+            .map_err(|_| self.timeout(started))?;
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut r = self.shared.lock();
+            if let Some(reason) = &r.closed {
+                return Err(self.shared.closed_error(reason.clone()));
+            }
+            r.verifies.push_back(PendingVerify {
+                token,
+                ids: request.frames.clone(),
+                waiter: tx,
+            });
+        }
+        self.send_and_wait(line(), rx, deadline, started, |r| {
+            r.verifies.retain(|v| v.token != token);
+        })
+        .await
+    }
+
+    async fn correlated_query(
+        &self,
+        query: &ContextQuery,
+        deadline: Instant,
+    ) -> Result<Answer, ConnectionError> {
+        let started = Instant::now();
+        let _permit = timeout_at(deadline, self.in_flight.acquire())
+            .await
+            .map_err(|_| self.timeout(started))?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = format!("q{n}");
+        let line = encode(&QueryOut {
+            kind: "query",
+            id: Some(&id),
+            query,
+        });
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut r = self.shared.lock();
+            if let Some(reason) = &r.closed {
+                return Err(self.shared.closed_error(reason.clone()));
+            }
+            r.pending.insert(n, tx);
+            r.max_issued = r.max_issued.max(n);
+        }
+        self.send_and_wait(line, rx, deadline, started, |r| {
+            r.pending.remove(&n);
+        })
+        .await
+    }
+
+    async fn send_and_wait(
+        &self,
+        line: Vec<u8>,
+        rx: oneshot::Receiver<Result<Answer, ConnectionError>>,
+        deadline: Instant,
+        started: Instant,
+        forget: impl FnOnce(&mut Router),
+    ) -> Result<Answer, ConnectionError> {
+        let sent = timeout_at(deadline, self.write(line)).await;
+        let outcome = match sent {
+            Err(_) => Err(self.timeout(started)),
+            Ok(false) => Err(self.closed_now()),
+            Ok(true) => match timeout_at(deadline, rx).await {
+                Err(_) => Err(self.timeout(started)),
+                Ok(Err(_)) => Err(self.closed_now()),
+                Ok(Ok(answer)) => return answer,
+            },
+        };
+        // The waiter is still registered (or its reply raced us and was
+        // dropped with the receiver): forget it so a late reply is counted as
+        // late, never delivered elsewhere.
+        forget(&mut self.shared.lock());
+        outcome
+    }
+
+    /// Write one line; false when the session is closed.
+    async fn write(&self, line: Vec<u8>) -> bool {
+        match &self.sink {
+            Sink::Task(out) => out.send(line).await.is_ok(),
+            Sink::Direct(writer) => {
+                let mut w = writer.lock().await;
+                let mut guard = WriteGuard {
+                    shared: &self.shared,
+                    done: false,
+                };
+                let result = match w.write_all(&line).await {
+                    Ok(()) => w.flush().await,
+                    Err(e) => Err(e),
+                };
+                guard.done = true;
+                if let Err(e) = result {
+                    let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        CloseReason::EndOfOutput
+                    } else {
+                        CloseReason::Io(e.to_string())
+                    };
+                    self.shared.close(reason, None);
+                    return false;
+                }
+                true
+            }
+        }
+    }
+
+    fn closed_now(&self) -> ConnectionError {
+        let reason = self
+            .shared
+            .lock()
+            .closed
+            .clone()
+            .unwrap_or(CloseReason::EndOfOutput);
+        self.shared.closed_error(reason)
+    }
+
+    async fn lockstep(
+        &self,
+        kind: Kind,
+        deadline: Instant,
+        line: impl FnOnce(()) -> Vec<u8>,
+    ) -> Result<Answer, ConnectionError> {
+        let started = Instant::now();
+        let _turn = timeout_at(deadline, self.turn.lock())
+            .await
+            .map_err(|_| self.timeout(started))?;
+        self.wait_for_owed_replies(deadline).await?;
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut r = self.shared.lock();
+            if let Some(reason) = &r.closed {
+                return Err(self.shared.closed_error(reason.clone()));
+            }
+            r.queue.push_back(Slot {
+                token,
+                kind,
+                waiter: Some(tx),
+            });
+        }
+        self.send_and_wait(line(()), rx, deadline, started, |r| {
+            // Keep the slot: its reply is still owed and must be consumed.
+            if let Some(slot) = r.queue.iter_mut().find(|s| s.token == token) {
+                slot.waiter = None;
+            }
+        })
+        .await
+    }
+
+    /// Lock-step resynchronisation: wait until every reply owed to a
+    /// timed-out request has arrived (and been discarded).
+    async fn wait_for_owed_replies(&self, deadline: Instant) -> Result<(), ConnectionError> {
+        let limit = deadline.min(Instant::now() + self.options.resync_wait);
+        loop {
+            let notified = self.shared.drained.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let owed = {
+                let r = self.shared.lock();
+                if let Some(reason) = &r.closed {
+                    return Err(self.shared.closed_error(reason.clone()));
+                }
+                r.queue.len()
+            };
+            if owed == 0 {
+                return Ok(());
+            }
+            if timeout_at(limit, notified).await.is_err() {
+                let error = ConnectionError::Desynchronised {
+                    provider: self.descriptor.id.clone(),
+                    owed,
+                };
+                self.shared
+                    .close(CloseReason::Desynchronised, Some(error.clone()));
+                return Err(error);
+            }
+        }
+    }
+
+    /// Send `shutdown` (R2) and close the session; outstanding requests fail.
+    pub async fn shutdown(&self) {
+        let line = encode(&Envelope::Shutdown);
+        let _ = timeout_at(Instant::now() + Duration::from_millis(200), async {
+            match &self.sink {
+                Sink::Task(out) => {
+                    let _ = out.send(line).await;
+                }
+                Sink::Direct(writer) => {
+                    let mut w = writer.lock().await;
+                    let _ = w.write_all(&line).await;
+                    let _ = w.flush().await;
+                    // End of input too (R2: a provider also stops at EOF).
+                    let _ = w.shutdown().await;
+                }
+            }
+        })
+        .await;
+        self.shared.close(CloseReason::Shutdown, None);
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.shared.close(CloseReason::Shutdown, None);
+        self.reader.abort();
+        if let Some(w) = &self.writer {
+            w.abort();
+        }
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: BufWriter<W>,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    shared: Arc<Shared>,
+) {
+    while let Some(line) = rx.recv().await {
+        let mut result = writer.write_all(&line).await;
+        // Batch whatever else is already queued into the same flush.
+        while result.is_ok() {
+            match rx.try_recv() {
+                Ok(more) => result = writer.write_all(&more).await,
+                Err(_) => break,
+            }
+        }
+        if result.is_ok() {
+            result = writer.flush().await;
+        }
+        if let Err(e) = result {
+            let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                CloseReason::EndOfOutput
+            } else {
+                CloseReason::Io(e.to_string())
+            };
+            shared.close(reason, None);
+            return;
+        }
+    }
+    // All senders dropped: close the provider's input (end of input, R2).
+    let _ = writer.shutdown().await;
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(mut lines: AsyncLineReader<R>, shared: Arc<Shared>) {
+    loop {
+        match lines.next_line().await {
+            None => {
+                shared.close(CloseReason::EndOfOutput, None);
+                return;
+            }
+            Some(Err(FrameError::Oversized {
+                discarded_bytes, ..
+            })) => {
+                let mut r = shared.lock();
+                r.diag.oversized_lines += 1;
+                r.diag.note(format!(
+                    "dropped a {discarded_bytes}-byte line over the cap"
+                ));
+            }
+            Some(Err(e)) => {
+                shared.close(CloseReason::Io(e.to_string()), None);
+                return;
+            }
+            Some(Ok(line)) => route(&shared, line),
+        }
+    }
+}
+
+/// What a decoded line means for routing.
+enum Incoming {
+    Reply {
+        id: Option<String>,
+        answer: Result<Answer, String>,
+        type_name: String,
+    },
+    Noise,
+}
+
+fn classify(shared: &Shared, line: &[u8]) -> Incoming {
+    let noise = |note: String, unknown: bool| {
+        let mut r = shared.lock();
+        if unknown {
+            r.diag.unknown_envelopes += 1;
+        } else {
+            r.diag.garbage_lines += 1;
+        }
+        r.diag.note(note);
+        Incoming::Noise
+    };
+    match decode_envelope(line) {
+        Ok(Envelope::Frames { id, result }) => Incoming::Reply {
+            id,
+            answer: Ok(Answer::Frames(result)),
+            type_name: "frames".into(),
+        },
+        Ok(Envelope::Verified { response }) => Incoming::Reply {
+            id: None,
+            answer: Ok(Answer::Verified(response)),
+            type_name: "verified".into(),
+        },
+        Ok(Envelope::Error { id, code, message }) => Incoming::Reply {
+            id,
+            answer: Ok(Answer::Error {
+                code,
+                message: excerpt(&message, 1024),
+            }),
+            type_name: "error".into(),
+        },
+        Ok(Envelope::Unknown { type_name, .. }) => noise(
+            format!(
+                "ignored an envelope of unknown type {:?}",
+                excerpt(&type_name, 40)
+            ),
+            true,
+        ),
+        Ok(other) => noise(
+            format!("ignored an unexpected {} envelope", other.type_name()),
+            false,
+        ),
+        // A reply-typed envelope that does not decode still answers a request:
+        // deliver the failure rather than let the request time out.
+        Err(DecodeError::Malformed {
+            type_name,
+            id,
+            reason,
+        }) if matches!(type_name.as_str(), "frames" | "verified" | "error") => Incoming::Reply {
+            id,
+            answer: Err(excerpt(&reason, 512)),
+            type_name,
+        },
+        Err(e) => noise(
+            format!(
+                "ignored a line that is not an envelope ({e}): {}",
+                excerpt_bytes(line, 80)
+            ),
+            false,
+        ),
+    }
+}
+
+fn route(shared: &Shared, line: &[u8]) {
+    let Incoming::Reply {
+        id,
+        answer,
+        type_name,
+    } = classify(shared, line)
+    else {
+        return;
+    };
+    let answer = answer.map_err(|detail| ConnectionError::Malformed {
+        provider: shared.provider.clone(),
+        detail,
+    });
+    if shared.correlated {
+        route_correlated(shared, id, answer, &type_name);
+    } else {
+        route_lockstep(shared, answer, &type_name);
+    }
+}
+
+fn route_lockstep(shared: &Shared, answer: Result<Answer, ConnectionError>, type_name: &str) {
+    let mut r = shared.lock();
+    let Some(slot) = r.queue.pop_front() else {
+        r.diag.unattributable_replies += 1;
+        r.diag.note(format!(
+            "discarded a {type_name} reply no request was waiting for"
+        ));
+        return;
+    };
+    let drained = r.queue.is_empty();
+    match slot.waiter {
+        None => {
+            r.diag.late_replies += 1;
+            r.diag.note(format!(
+                "discarded a late {type_name} reply to a timed-out request"
+            ));
+        }
+        Some(waiter) => {
+            drop(r);
+            let answer = match (slot.kind, answer) {
+                (Kind::Query, Ok(Answer::Verified(_))) | (Kind::Verify, Ok(Answer::Frames(_))) => {
+                    Err(ConnectionError::WrongReply {
+                        provider: shared.provider.clone(),
+                        expected: slot.kind.name(),
+                        got: type_name.to_owned(),
+                    })
+                }
+                (_, other) => other,
+            };
+            let _ = waiter.send(answer);
+            if drained {
+                shared.drained.notify_waiters();
+            }
+            return;
+        }
+    }
+    drop(r);
+    if drained {
+        shared.drained.notify_waiters();
+    }
+}
+
+fn route_correlated(
+    shared: &Shared,
+    id: Option<String>,
+    answer: Result<Answer, ConnectionError>,
+    type_name: &str,
+) {
+    let mut r = shared.lock();
+    if type_name == "verified" || (id.is_none() && type_name == "error" && !r.verifies.is_empty()) {
+        let index = match &answer {
+            Ok(Answer::Verified(resp)) => r.verifies.iter().position(|v| {
+                resp.verdicts
+                    .iter()
+                    .all(|verdict| v.ids.contains(&verdict.frame))
+            }),
+            _ => (!r.verifies.is_empty()).then_some(0),
+        };
+        match index.and_then(|i| r.verifies.remove(i)) {
+            Some(v) => {
+                drop(r);
+                let _ = v.waiter.send(answer);
+            }
+            None => {
+                r.diag.unattributable_replies += 1;
+                r.diag
+                    .note("discarded a verified reply matching no outstanding verify".into());
+            }
+        }
+        return;
+    }
+    let number = id
+        .as_deref()
+        .and_then(|s| s.strip_prefix('q'))
+        .filter(|digits| !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|digits| digits.parse::<u64>().ok());
+    if let Some(n) = number {
+        if let Some(waiter) = r.pending.remove(&n) {
+            drop(r);
+            let _ = waiter.send(answer);
+            return;
+        }
+        if n <= r.max_issued {
+            r.diag.late_replies += 1;
+            r.diag
+                .note(format!("discarded a late {type_name} reply for q{n}"));
+            return;
+        }
+    }
+    drop(r);
+    let detail = match id {
+        None => format!("a {type_name} reply carried no id"),
+        Some(id) => format!(
+            "a {type_name} reply carried id {:?}, which this host never sent",
+            excerpt(&id, 64)
+        ),
+    };
+    let error = ConnectionError::Correlation {
+        provider: shared.provider.clone(),
+        detail,
+    };
+    shared.close(CloseReason::CorrelationViolation, Some(error));
+}
