@@ -207,6 +207,7 @@ impl Op<'_> {
 struct Live {
     conn: Connection,
     process: ChildProcess,
+    descriptor: Arc<ProviderDescriptor>,
 }
 
 #[derive(Default)]
@@ -345,7 +346,11 @@ impl StdioProvider {
         } else {
             s.accepted = Some(Arc::clone(&descriptor));
         }
-        s.live = Some(Arc::new(Live { conn, process }));
+        s.live = Some(Arc::new(Live {
+            conn,
+            process,
+            descriptor: Arc::clone(&descriptor),
+        }));
         Ok(descriptor)
     }
 
@@ -442,7 +447,7 @@ impl ProviderClient for StdioProvider {
                 let mut s = self.lock();
                 if let Some(live) = &s.live {
                     if live.conn.closed().is_none() {
-                        return Ok(Arc::new(live.conn.descriptor().clone()));
+                        return Ok(Arc::clone(&live.descriptor));
                     }
                 }
                 if s.started_once {
