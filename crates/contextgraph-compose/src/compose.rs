@@ -214,7 +214,6 @@ pub fn compose_with(
             )
         })
         .collect();
-    let mut exact: Vec<Option<u32>> = vec![None; n_groups];
 
     // Global budget, preamble reserved, split by water-filling on demand.
     let requested = options.budget.in_budget_tokens();
@@ -243,43 +242,25 @@ pub fn compose_with(
         priority.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
     }
 
-    let mut included = vec![false; n_groups];
-    let mut used_by = vec![0u32; providers.len()];
-    let mut try_include = |g: usize, room: &mut u32, included: &mut Vec<bool>| -> Option<u32> {
-        if lower_bound[g] > *room {
-            return None;
-        }
-        let charge = *exact[g].get_or_insert_with(|| {
+    let Packing {
+        included,
+        charge,
+        used_by,
+        room,
+    } = pack(
+        &lower_bound,
+        |g| {
             token_cost_of_len(
                 block_len_without_content(&attributes[g])
                     + escaped_content_len(rep_body(g))
                     + BLOCK_SEPARATOR.len(),
             )
-        });
-        if charge > *room {
-            return None;
-        }
-        *room -= charge;
-        included[g] = true;
-        Some(charge)
-    };
-    // Phase 1: each provider packs its share, best first.
-    let mut room_by: Vec<u32> = shares.clone();
-    for &g in &priority {
-        let p = group_provider(g);
-        if let Some(charge) = try_include(g, &mut room_by[p], &mut included) {
-            used_by[p] += charge;
-        }
-    }
-    // Phase 2: whatever is left, from any provider, in the same priority.
-    let mut room = capacity - used_by.iter().sum::<u32>();
-    for &g in &priority {
-        if !included[g] {
-            if let Some(charge) = try_include(g, &mut room, &mut included) {
-                used_by[group_provider(g)] += charge;
-            }
-        }
-    }
+        },
+        group_provider,
+        &shares,
+        &priority,
+        capacity,
+    );
 
     // Placement.
     let in_priority: Vec<usize> = priority.iter().copied().filter(|&g| included[g]).collect();
@@ -346,11 +327,11 @@ pub fn compose_with(
             FrameStatus::Included(Inclusion {
                 label: labels[g].to_string(),
                 position: position[g],
-                charge: exact[g].unwrap_or(lower_bound[g]),
+                charge: charge[g].unwrap_or(lower_bound[g]),
             })
         } else {
             FrameStatus::Excluded(Exclusion::OverBudget {
-                charge: exact[g].unwrap_or(lower_bound[g]),
+                charge: charge[g].unwrap_or(lower_bound[g]),
                 remaining: room,
             })
         };
@@ -413,6 +394,69 @@ pub fn compose_with(
         },
         usage: UsageReport::from_providers(requested, options.as_of.clone(), usage),
     })
+}
+
+/// What packing decided, per group and per provider.
+struct Packing {
+    /// Whether each group's block is in the prompt.
+    included: Vec<bool>,
+    /// Each group's exact charge, where it was worth computing.
+    charge: Vec<Option<u32>>,
+    /// Charged per provider.
+    used_by: Vec<u32>,
+    /// Budget tokens left for blocks at the end.
+    room: u32,
+}
+
+/// Pack groups (in `priority` order) under `capacity`: first each provider
+/// within its share, then whatever is left from any provider, so unused
+/// shares are not wasted. A block is tried only if its `lower_bound` fits,
+/// and its `exact` charge (which scans the content) is computed at most once.
+fn pack(
+    lower_bound: &[u32],
+    exact: impl Fn(usize) -> u32,
+    provider_of: impl Fn(usize) -> usize,
+    shares: &[u32],
+    priority: &[usize],
+    capacity: u32,
+) -> Packing {
+    let mut included = vec![false; lower_bound.len()];
+    let mut charge: Vec<Option<u32>> = vec![None; lower_bound.len()];
+    let mut used_by = vec![0u32; shares.len()];
+    let mut try_include = |g: usize, room: &mut u32, included: &mut [bool]| -> Option<u32> {
+        if lower_bound[g] > *room {
+            return None;
+        }
+        let c = *charge[g].get_or_insert_with(|| exact(g));
+        if c > *room {
+            return None;
+        }
+        *room -= c;
+        included[g] = true;
+        Some(c)
+    };
+    let mut room_by = shares.to_vec();
+    for &g in priority {
+        let p = provider_of(g);
+        if let Some(c) = try_include(g, &mut room_by[p], &mut included) {
+            used_by[p] += c;
+        }
+    }
+    // Shares sum to at most `capacity`, and each provider used at most its share.
+    let mut room = capacity.saturating_sub(used_by.iter().sum::<u32>());
+    for &g in priority {
+        if !included[g] {
+            if let Some(c) = try_include(g, &mut room, &mut included) {
+                used_by[provider_of(g)] += c;
+            }
+        }
+    }
+    Packing {
+        included,
+        charge,
+        used_by,
+        room,
+    }
 }
 
 /// The outcomes sorted by provider id, refusing duplicate ids.

@@ -31,9 +31,13 @@
 //!    `reference` frames (P3, see [`Rehydrate`]) and frames whose declared
 //!    `content_digest` is not the digest of their content (D1) are excluded
 //!    before anything else, so none of them can evict another frame.
-//! 3. **Dedup** ([`dedup`](crate::dedup) rules): same recomputed content, or
-//!    same/overlapping `file` region of the same URI, collapse to one frame
-//!    whose citation carries the union of provenance.
+//! 3. **Dedup**: same recomputed content (SHA-256 computed here, so
+//!    declaring another frame's digest achieves nothing), or the same or an
+//!    overlapping `file` region of the same URI (no range = whole resource),
+//!    collapse to one frame whose citation carries the union of provenance.
+//!    Groups are connected components (a partition of the set of frames);
+//!    each is represented by its member with the most content, ties to the
+//!    canonically first FrameId.
 //! 4. **Budget** ([`budget`]): one [`Budget`] for the whole prompt, in model
 //!    or budget tokens. The constant preamble is reserved, the rest is split
 //!    across providers by weighted water-filling on what each can use, each
