@@ -4,50 +4,11 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-/// `target/<profile>/`, with the docs and misbehaving providers built in it.
-fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test binary has a path");
-        let dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("tests run from target/<profile>/deps")
-            .to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "contextgraph-provider-docs",
-                "-p",
-                "contextgraph-provider-misbehaving",
-                "--bins",
-            ]);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        if let Some(target) = dir.parent() {
-            cmd.env("CARGO_TARGET_DIR", target);
-        }
-        assert!(
-            cmd.status().expect("cargo runs").success(),
-            "building the providers failed"
-        );
-        dir
-    })
-}
 
 fn binary(name: &str) -> PathBuf {
-    let bin = built().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(bin.is_file(), "{} missing after build", bin.display());
-    bin
+    contextgraph_testkit::provider_binary(name)
 }
 
 /// The docs provider binary, `contextgraph-provider-docs`.

@@ -4,69 +4,19 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use contextgraph_conformance::{Report, Status, SuiteOptions};
 
-/// `target/<profile>/` (tests run from `target/<profile>/deps/`).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary has a path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("tests run from target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// Build the misbehaving and docs provider binaries once, with this test
-/// binary's profile and target directory, and return `target/<profile>/`.
-fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = profile_dir();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "contextgraph-provider-misbehaving",
-                "-p",
-                "contextgraph-provider-docs",
-                "--bins",
-            ]);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        if let Some(target) = dir.parent() {
-            cmd.env("CARGO_TARGET_DIR", target);
-        }
-        let status = cmd.status().expect("cargo runs");
-        assert!(status.success(), "building the provider binaries failed");
-        dir
-    })
-}
-
 /// The misbehaving provider binary.
 pub fn misbehaving_binary() -> PathBuf {
-    let bin = built().join(format!(
-        "contextgraph-misbehaving-provider{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    assert!(bin.is_file(), "{} missing after build", bin.display());
-    bin
+    contextgraph_testkit::provider_binary("contextgraph-misbehaving-provider")
 }
 
 /// The docs provider binary.
 pub fn docs_binary() -> PathBuf {
-    let bin = built().join(format!(
-        "contextgraph-provider-docs{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    assert!(bin.is_file(), "{} missing after build", bin.display());
-    bin
+    contextgraph_testkit::provider_binary("contextgraph-provider-docs")
 }
 
 /// Suite options for tests: the documented defaults, except a request
