@@ -63,22 +63,22 @@ fn replaying_the_reference_host_lines_gets_the_reference_reply_types() {
         .collect();
     let host_types = ["handshake", "query", "verify", "shutdown"];
     let mut host = Host::start_with(repo_graph(), ServeOptions::default());
+    // Replay in transcript order: a provider reply is awaited before the next
+    // host line goes out, exactly as the reference host did. Sending every
+    // host line at once would let a correlated provider answer `verify`
+    // before `query`, which is legal (H4 correlates by id) but not what the transcript shows.
     let mut expected = Vec::new();
+    let mut got: Vec<(String, Option<Value>)> = Vec::new();
     for m in &messages {
         let t = m["type"].as_str().unwrap();
         if host_types.contains(&t) {
             host.send(&m.to_string());
         } else {
             expected.push((t.to_owned(), m.get("id").cloned()));
+            let r = host.recv();
+            got.push((r["type"].as_str().unwrap().to_owned(), r.get("id").cloned()));
         }
     }
-    let got: Vec<(String, Option<Value>)> = expected
-        .iter()
-        .map(|_| {
-            let r = host.recv();
-            (r["type"].as_str().unwrap().to_owned(), r.get("id").cloned())
-        })
-        .collect();
     assert_eq!(got, expected);
     host.finish()
         .expect("the session ends with a clean shutdown");
