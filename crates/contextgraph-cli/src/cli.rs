@@ -4,8 +4,13 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::commands::bridge::BridgeArgs;
+use crate::commands::config::ConfigArgs;
+use crate::commands::consent::ConsentArgs;
 use crate::commands::context::ContextArgs;
 use crate::commands::inspect::InspectArgs;
+use crate::commands::mcp::McpArgs;
+use crate::commands::providers::ProvidersArgs;
 use crate::commands::serve::ServeArgs;
 use crate::output::ColorMode;
 
@@ -64,6 +69,16 @@ pub enum Command {
     Serve(ServeArgs),
     /// Check a provider against the conformance suite and report each rule.
     Inspect(InspectArgs),
+    /// Handshake every configured provider and show what each declares and whether it is healthy.
+    Providers(ProvidersArgs),
+    /// List, grant and revoke consent for providers that send data off this machine.
+    Consent(ConsentArgs),
+    /// Print the merged configuration (cgp.toml in the workspace, then the per-user file).
+    Config(ConfigArgs),
+    /// Serve CGP context to MCP clients over stdio (tools `get_context` and `list_providers`).
+    Mcp(McpArgs),
+    /// Expose something else as a CGP provider (today: an MCP server's resources).
+    Bridge(BridgeArgs),
 }
 
 /// Parse the process arguments. On `--help`/`--version` the text is printed

@@ -4,8 +4,13 @@
 //! (it names the provider or input, the rule broken and what to do next);
 //! `main` prints it and exits 1.
 
+pub mod bridge;
+pub mod config;
+pub mod consent;
 pub mod context;
 pub mod inspect;
+pub mod mcp;
+pub mod providers;
 pub mod serve;
 
 use crate::cli::Command;
@@ -19,5 +24,10 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Context(args) => context::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Providers(args) => providers::run(args),
+        Command::Consent(args) => consent::run(args),
+        Command::Config(args) => config::run(args),
+        Command::Mcp(args) => mcp::run(args),
+        Command::Bridge(args) => bridge::run(args),
     }
 }
