@@ -1,0 +1,298 @@
+//! Loading `cgp.toml`: discovery, merge precedence, and errors that name
+//! file, line, column and key.
+
+use std::path::{Path, PathBuf};
+
+use contextgraph_config::{
+    Config, ConfigError, Environment, Origin, ProviderKind, TokenSource, DEFAULT_BUDGET,
+};
+
+fn env_with_home(home: &Path) -> Environment {
+    Environment {
+        home: Some(home.to_path_buf()),
+        xdg_config_home: Some(home.join("xdg")),
+        cgp_config: None,
+    }
+}
+
+fn write(path: &Path, text: &str) -> PathBuf {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    path.to_path_buf()
+}
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::from_toml_str(text, Path::new("/repo/cgp.toml"), &Environment::default())
+}
+
+fn at(e: &ConfigError) -> (usize, usize, Option<&str>) {
+    let (l, c) = e.position().expect("an error inside the file");
+    (l, c, e.key())
+}
+
+#[test]
+fn no_config_at_all_is_the_builtin_workspace_provider_and_defaults() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = home.path().join("ws");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    let config = Config::load_with(&ws, None, &env_with_home(home.path())).unwrap();
+    assert_eq!(config.files, Vec::<PathBuf>::new());
+    assert_eq!(config.budget.value, DEFAULT_BUDGET);
+    assert_eq!(config.providers.len(), 1);
+    assert_eq!(config.providers[0].name, "workspace");
+    assert_eq!(
+        config.providers[0].kind,
+        ProviderKind::Workspace { dir: None }
+    );
+    assert_eq!(config.providers[0].origin, Origin::Default);
+}
+
+#[test]
+fn the_workspace_file_is_found_walking_up_and_wins_per_key_and_per_provider() {
+    let home = tempfile::tempdir().unwrap();
+    let env = env_with_home(home.path());
+    let user = write(
+        &home.path().join("xdg/cgp/cgp.toml"),
+        "budget = 1000\nsafety_factor = 2.0\n[providers.notes]\ncommand = \"user-notes\"\n[providers.search]\nurl = \"https://s.example/cgp\"\ntoken_env = \"S_TOKEN\"\n",
+    );
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let ws_file = write(
+        &repo.join("cgp.toml"),
+        "budget = 4000\n\n[providers.notes]\ncommand = \"ws-notes\"\nargs = [\"--x\"]\n",
+    );
+    let sub = repo.join("a/b");
+    std::fs::create_dir_all(&sub).unwrap();
+    let config = Config::load_with(&sub, None, &env).unwrap();
+    assert_eq!(config.files, vec![user.clone(), ws_file.clone()]);
+    // Per key: the workspace's budget, the user's safety factor.
+    assert_eq!(config.budget.value, 4000);
+    assert_eq!(
+        config.budget.origin,
+        Origin::File {
+            path: ws_file.clone(),
+            line: 1
+        }
+    );
+    assert_eq!(config.safety_factor.value, 2.0);
+    assert_eq!(
+        config.safety_factor.origin,
+        Origin::File {
+            path: user.clone(),
+            line: 2
+        }
+    );
+    // Per provider: the workspace's `notes` whole, the user's `search`, the built-in workspace.
+    let names: Vec<&str> = config.providers.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["notes", "search", "workspace"]);
+    let notes = config.provider("notes").unwrap();
+    assert_eq!(
+        notes.origin,
+        Origin::File {
+            path: ws_file,
+            line: 3
+        }
+    );
+    match &notes.kind {
+        ProviderKind::Stdio { command, args, .. } => {
+            assert_eq!(command, Path::new("ws-notes"));
+            assert_eq!(args, &["--x".to_owned()]);
+        }
+        other => panic!("{other:?}"),
+    }
+    match &config.provider("search").unwrap().kind {
+        ProviderKind::Http { token, .. } => {
+            assert_eq!(token, &Some(TokenSource::Env("S_TOKEN".into())))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_walk_stops_at_the_repository_root() {
+    let home = tempfile::tempdir().unwrap();
+    write(&home.path().join("cgp.toml"), "budget = 1\n");
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let config = Config::load_with(&repo, None, &env_with_home(&home.path().join("h"))).unwrap();
+    assert!(config.files.is_empty(), "{:?}", config.files);
+}
+
+#[test]
+fn an_explicit_file_replaces_discovery_and_a_missing_one_is_an_error() {
+    let home = tempfile::tempdir().unwrap();
+    let env = env_with_home(home.path());
+    write(&home.path().join("xdg/cgp/cgp.toml"), "budget = 1000\n");
+    let explicit = write(&home.path().join("other.toml"), "timeout_ms = 50\n");
+    let config = Config::load_with(home.path(), Some(&explicit), &env).unwrap();
+    assert_eq!(config.files, vec![explicit]);
+    assert_eq!(config.budget.value, DEFAULT_BUDGET);
+    assert_eq!(config.timeout_ms.value, 50);
+    let err =
+        Config::load_with(home.path(), Some(&home.path().join("nope.toml")), &env).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConfigError::Missing {
+                asked_by: "--config",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let env = Environment {
+        cgp_config: Some(home.path().join("gone.toml")),
+        ..env
+    };
+    let err = Config::load_with(home.path(), None, &env).unwrap_err();
+    assert!(err.to_string().contains("CGP_CONFIG"), "{err}");
+}
+
+#[test]
+fn an_unknown_key_names_file_line_column_and_key() {
+    let err =
+        parse("budget = 100\n\n[providers.notes]\ncommand = \"x\"\n  timout_ms = 5\n").unwrap_err();
+    assert_eq!(at(&err), (5, 3, Some("timout_ms")), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("/repo/cgp.toml:5:3: key `timout_ms`: unknown field"),
+        "{text}"
+    );
+    let err = parse("budgit = 100\n").unwrap_err();
+    assert_eq!(at(&err), (1, 1, Some("budgit")), "{err}");
+}
+
+#[test]
+fn c8_a_literal_token_is_refused_pointing_to_token_env_and_never_echoed() {
+    let err =
+        parse("[providers.search]\nurl = \"https://s.example/cgp\"\ntoken = \"sk-live-123\"\n")
+            .unwrap_err();
+    assert_eq!(at(&err), (3, 9, Some("providers.search.token")), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("token_env") && text.contains("token_file"),
+        "{text}"
+    );
+    assert!(!text.contains("sk-live-123"), "{text}");
+}
+
+#[test]
+fn c8_credentials_in_a_url_are_refused() {
+    let err = parse("[providers.s]\nurl = \"https://me:pw@s.example/cgp\"\n").unwrap_err();
+    assert!(err.to_string().contains("credentials"), "{err}");
+    assert!(!err.to_string().contains("pw@"), "{err}");
+}
+
+#[test]
+fn a_key_of_another_provider_type_is_an_error() {
+    let err = parse("[providers.notes]\ncommand = \"x\"\nurl = \"https://a/b\"\n").unwrap_err();
+    assert_eq!(at(&err), (3, 7, Some("providers.notes.url")), "{err}");
+    assert!(
+        err.to_string()
+            .contains("does not apply to a stdio provider"),
+        "{err}"
+    );
+}
+
+#[test]
+fn values_out_of_range_and_missing_required_keys_are_errors_at_their_key() {
+    let cases: &[(&str, (usize, Option<&str>))] = &[
+        ("budget = 0\n", (1, Some("budget"))),
+        ("safety_factor = 0.5\n", (1, Some("safety_factor"))),
+        ("timeout_ms = 0\n", (1, Some("timeout_ms"))),
+        (
+            "[providers.d]\ntype = \"docs\"\n",
+            (1, Some("providers.d.dir")),
+        ),
+        (
+            "[providers.x]\ntype = \"ftp\"\n",
+            (2, Some("providers.x.type")),
+        ),
+        ("[providers.x]\nweight = 2\n", (1, Some("providers.x.type"))),
+        (
+            "[providers.w]\ntype = \"workspace\"\nweight = 0\n",
+            (3, Some("providers.w.weight")),
+        ),
+        (
+            "[providers.h]\nurl = \"ftp://x\"\n",
+            (2, Some("providers.h.url")),
+        ),
+        (
+            "[providers.h]\nurl = \"https://x\"\ntoken_env = \"a token\"\n",
+            (3, Some("providers.h.token_env")),
+        ),
+        (
+            "[providers.\"bad name\"]\ncommand = \"x\"\n",
+            (1, Some("providers.bad name")),
+        ),
+        ("budget = \"lots\"\n", (1, Some("budget"))),
+    ];
+    for (text, (line, key)) in cases {
+        let err = parse(text).unwrap_err();
+        let (l, _, k) = at(&err);
+        assert_eq!((l, k), (*line, *key), "{text:?} gave {err}");
+    }
+}
+
+#[test]
+fn paths_are_relative_to_the_file_and_tilde_is_home() {
+    let env = Environment {
+        home: Some("/home/u".into()),
+        ..Environment::default()
+    };
+    let config = Config::from_toml_str(
+        "consent_store = \"~/c.ndjson\"\n[providers.docs]\ndir = \"docs\"\n[providers.n]\ncommand = \"./bin/p\"\ncwd = \"/abs\"\n",
+        Path::new("/repo/cgp.toml"),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(
+        config.consent_store.as_ref().unwrap().value,
+        PathBuf::from("/home/u/c.ndjson")
+    );
+    assert_eq!(
+        config.provider("docs").unwrap().kind,
+        ProviderKind::Docs {
+            dir: "/repo/docs".into()
+        }
+    );
+    match &config.provider("n").unwrap().kind {
+        ProviderKind::Stdio { command, cwd, .. } => {
+            assert_eq!(command, Path::new("/repo/bin/p"));
+            assert_eq!(cwd.as_deref(), Some(Path::new("/abs")));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_rendered_toml_loads_back_to_the_same_configuration_without_token_values() {
+    let text = "budget = 1234\nsafety_factor = 1.5\ntimeout_ms = 700\n\
+        [providers.workspace]\nenabled = false\n\
+        [providers.docs]\ndir = \"/d\"\nweight = 3\n\
+        [providers.n]\ncommand = \"cgp\"\nargs = [\"serve\", \"docs\", \"a \\\"b\\\"\"]\nenv = { A_B = \"1\" }\npass_env = [\"LANG\"]\ntimeout_ms = 9\n\
+        [providers.h]\nurl = \"https://h.example/cgp\"\ntoken_env = \"H_TOKEN\"\n";
+    let path = Path::new("/repo/cgp.toml");
+    let config = Config::from_toml_str(text, path, &Environment::default()).unwrap();
+    let rendered = config.to_toml();
+    assert!(rendered.contains("token_env = \"H_TOKEN\""), "{rendered}");
+    let back = Config::from_toml_str(&rendered, path, &Environment::default()).unwrap();
+    let strip = |c: &Config| {
+        c.providers
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.kind.clone(),
+                    p.timeout_ms,
+                    p.weight,
+                    p.enabled,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&back), strip(&config));
+    assert_eq!(back.budget.value, 1234);
+    assert_eq!(back.safety_factor.value, 1.5);
+    assert_eq!(back.timeout_ms.value, 700);
+}
