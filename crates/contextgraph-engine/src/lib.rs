@@ -1,0 +1,471 @@
+//! The pipeline every Context Graph Protocol front end shares — `cgp
+//! context`, `cgp providers`, the MCP server: from a
+//! [`Config`](contextgraph_config::Config) and a workspace, start the
+//! configured providers, gate them on consent, fan the query out, and
+//! compose one prompt.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), contextgraph_engine::EngineError> {
+//! use contextgraph_engine::{ContextRequest, Engine};
+//! let config = contextgraph_config::Config::default(); // the built-in workspace provider
+//! let engine = Engine::start(&config, std::path::Path::new(".")).await?;
+//! let answer = engine
+//!     .context(&ContextRequest { goal: "how is the config loaded?".into(), ..Default::default() })
+//!     .await?;
+//! print!("{}", answer.composition.prompt);
+//! engine.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # What happens
+//!
+//! - [`Engine::start`] starts every enabled provider concurrently:
+//!   built-ins (`workspace`, `docs`) in-process, stdio providers as child
+//!   processes, HTTP providers with the bearer token read from the
+//!   variable or file the configuration names. Each is handshaken within
+//!   its own `timeout_ms`. A provider that fails to start does not stop
+//!   the others: it is reported in every answer and status.
+//! - The durable consent store is attached when it exists. Without it
+//!   every egress provider is refused, as with it when no grant covers
+//!   the provider's exact name and version (C1, C2, C6); such a provider
+//!   is sent nothing, and its outcome says the exact `cgp consent grant`
+//!   command to run.
+//! - [`Engine::context`] asks every provider the same query (its budget is
+//!   the whole prompt's, less the preamble) under one deadline, each
+//!   provider cut off at its own timeout; the host audits every answer
+//!   (B2), and `contextgraph-compose` splits the budget by the configured
+//!   weights, dedups, fences and audits every frame.
+#![warn(missing_docs)]
+
+mod capped;
+pub mod consent;
+mod error;
+mod request;
+mod start;
+mod status;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use contextgraph_compose::{
+    compose, Budget, Options, ProviderOutcome as ComposeOutcome, ProviderStatus as ComposeStatus,
+    PREAMBLE,
+};
+use contextgraph_config::Config;
+use contextgraph_host::consent::{ConsentLedger, ConsentStore};
+use contextgraph_host::{ConsentRecord, Host, HostOptions, ProviderDescriptor};
+use contextgraph_types::{token_cost_of_len, ContextQuery};
+use tokio::time::Instant;
+
+pub use consent::{
+    grant_command, ledger_entries, revoke, shell_quote, store_path, GrantRequest, LedgerEntry,
+};
+pub use error::EngineError;
+pub use request::{
+    ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
+};
+pub use status::{ConsentState, ProviderStatus};
+
+/// How the engine runs, beyond the configuration.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Draw the workspace provider's indexing progress on stderr (a CLI on
+    /// a terminal; never an MCP server, whose stdio is the protocol).
+    pub progress: bool,
+    /// Start only these configured providers (e.g. the one being granted
+    /// consent); `None` starts every enabled provider.
+    pub only: Option<Vec<String>>,
+    /// Arguments appended to every `cgp consent grant` command the engine
+    /// suggests, so it selects the same configuration (`--dir …`, `--config …`).
+    pub grant_command_args: Vec<String>,
+    /// Create the consent store when it does not exist yet, so that grants
+    /// recorded while this engine runs are honoured without a restart (a
+    /// long-running server wants this). Off by default: a one-shot command
+    /// with nothing granted then writes nothing, and egress providers are
+    /// refused either way.
+    pub create_consent_store: bool,
+}
+
+enum SlotState {
+    Ready {
+        descriptor: Arc<ProviderDescriptor>,
+        handshake: Duration,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+struct Slot {
+    name: String,
+    transport: String,
+    timeout: Duration,
+    weight: u32,
+    state: SlotState,
+}
+
+/// Configured providers, started, behind one host.
+pub struct Engine {
+    host: Host,
+    slots: Vec<Slot>,
+    consent_path: Option<PathBuf>,
+    budget: u32,
+    safety_factor: f64,
+    options: EngineOptions,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field(
+                "providers",
+                &self.slots.iter().map(|s| &s.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Start every enabled provider of `config` on `workspace`.
+    pub async fn start(config: &Config, workspace: &Path) -> Result<Engine, EngineError> {
+        Self::start_with(config, workspace, EngineOptions::default()).await
+    }
+
+    /// [`start`](Self::start) with options.
+    pub async fn start_with(
+        config: &Config,
+        workspace: &Path,
+        options: EngineOptions,
+    ) -> Result<Engine, EngineError> {
+        let chosen: Vec<_> = match &options.only {
+            None => config.enabled_providers().collect(),
+            Some(names) => {
+                for n in names {
+                    if config.provider(n).is_none() {
+                        return Err(EngineError::UnknownProvider {
+                            name: n.clone(),
+                            configured: config
+                                .providers
+                                .iter()
+                                .map(|p| p.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        });
+                    }
+                }
+                config
+                    .providers
+                    .iter()
+                    .filter(|p| names.contains(&p.name))
+                    .collect()
+            }
+        };
+        if chosen.is_empty() {
+            return Err(EngineError::NoProviders);
+        }
+        let mut warnings = Vec::new();
+        let (consent_path, store) = match consent::store_path(config) {
+            // Opened only when it exists: a `cgp context` with nothing
+            // granted writes nothing, and no store means default-deny.
+            Ok(path) if options.create_consent_store || path.is_file() => {
+                match ConsentStore::open(&path) {
+                    Ok(store) => (Some(path), Some(store)),
+                    Err(e) => {
+                        warnings.push(format!(
+                            "{e}; egress providers are refused until it is usable"
+                        ));
+                        (Some(path), None)
+                    }
+                }
+            }
+            Ok(path) => (Some(path), None),
+            Err(e) => {
+                warnings.push(format!("{e}; egress providers are refused"));
+                (None, None)
+            }
+        };
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, provider) in chosen.iter().enumerate() {
+            let provider = (*provider).clone();
+            let workspace = workspace.to_path_buf();
+            let timeout = Duration::from_millis(config.timeout_ms_of(&provider));
+            let progress = options.progress;
+            tasks.spawn(async move {
+                (
+                    index,
+                    start::start(&provider, &workspace, timeout, progress).await,
+                )
+            });
+        }
+        let mut results: Vec<Option<Result<start::Started, String>>> =
+            chosen.iter().map(|_| None).collect();
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok((index, result)) = joined {
+                results[index] = Some(result);
+            }
+        }
+        let mut host = Host::new(HostOptions::default());
+        if let Some(store) = store {
+            host = host.with_consent_store(store);
+        }
+        let mut slots = Vec::with_capacity(chosen.len());
+        for (provider, result) in chosen.iter().zip(results) {
+            let timeout = Duration::from_millis(config.timeout_ms_of(provider));
+            let state = match result {
+                None => SlotState::Failed {
+                    error: "the task starting it panicked".to_owned(),
+                },
+                Some(Err(error)) => SlotState::Failed { error },
+                Some(Ok(started)) => match host.add(started.client, timeout).await {
+                    Ok(_) => SlotState::Ready {
+                        descriptor: started.descriptor,
+                        handshake: started.handshake,
+                    },
+                    Err(e) => SlotState::Failed {
+                        error: e.to_string(),
+                    },
+                },
+            };
+            slots.push(Slot {
+                name: provider.name.clone(),
+                transport: start::transport_of(&provider.kind),
+                timeout,
+                weight: provider.weight,
+                state,
+            });
+        }
+        Ok(Engine {
+            host,
+            slots,
+            consent_path,
+            budget: config.budget.value,
+            safety_factor: config.safety_factor.value,
+            options,
+            warnings,
+        })
+    }
+
+    /// The consent store file consulted (whether or not it exists yet).
+    pub fn consent_store_path(&self) -> Option<&Path> {
+        self.consent_path.as_deref()
+    }
+
+    /// The configured names of the providers this engine holds, in order.
+    pub fn provider_names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// What `name` declared at its handshake, or why it did not start.
+    pub fn descriptor(&self, name: &str) -> Result<Arc<ProviderDescriptor>, EngineError> {
+        match self.slots.iter().find(|s| s.name == name) {
+            None => Err(EngineError::UnknownProvider {
+                name: name.to_owned(),
+                configured: self.provider_names().join(", "),
+            }),
+            Some(Slot {
+                state: SlotState::Ready { descriptor, .. },
+                ..
+            }) => Ok(Arc::clone(descriptor)),
+            Some(Slot {
+                state: SlotState::Failed { error },
+                ..
+            }) => Err(EngineError::ProviderUnavailable {
+                name: name.to_owned(),
+                error: error.clone(),
+            }),
+        }
+    }
+
+    /// The exact `cgp consent grant` command for `name` and `scopes`.
+    pub fn grant_command(&self, name: &str, scopes: &[String]) -> String {
+        consent::grant_command(name, scopes, &self.options.grant_command_args)
+    }
+
+    fn ledger(&self) -> (ConsentLedger, Vec<String>) {
+        match self.host.consent_store() {
+            None => (ConsentLedger::default(), Vec::new()),
+            Some(store) => match store.load() {
+                Ok(ledger) => {
+                    let w = ledger.warnings.clone();
+                    (ledger, w)
+                }
+                Err(e) => (
+                    ConsentLedger::default(),
+                    vec![format!("{e}; egress providers are refused")],
+                ),
+            },
+        }
+    }
+
+    /// Record consent for `name` in the store (creating it if needed),
+    /// pinned to the name and version it handshook with, and return the
+    /// records written (the receipts).
+    pub fn grant(
+        &self,
+        name: &str,
+        request: &GrantRequest,
+    ) -> Result<Vec<ConsentRecord>, EngineError> {
+        let descriptor = self.descriptor(name)?;
+        let records =
+            consent::grant_records(name, &descriptor, request, &self.options.grant_command_args)?;
+        let path = self
+            .consent_path
+            .clone()
+            .ok_or(contextgraph_host::consent::ConsentStoreError::NoDataDir)?;
+        let store = ConsentStore::open(path)?;
+        for r in &records {
+            store.append(r)?;
+        }
+        Ok(records)
+    }
+
+    /// Answer `request`: fan out, audit, compose.
+    pub async fn context(&self, request: &ContextRequest) -> Result<ContextAnswer, EngineError> {
+        if request.goal.trim().is_empty() {
+            return Err(EngineError::BadRequest(
+                "the goal is empty: say what the context is for, e.g. \"how is the config loaded?\"".to_owned(),
+            ));
+        }
+        if request.max_frames == 0 || request.max_frames > MAX_FRAMES {
+            return Err(EngineError::BadRequest(format!(
+                "max_frames must be from 1 to {MAX_FRAMES}"
+            )));
+        }
+        let budget = request.budget.unwrap_or_else(|| {
+            let tokens = if request.budget_model_tokens == 0 {
+                self.budget
+            } else {
+                request.budget_model_tokens
+            };
+            Budget::model_tokens_with_factor(
+                tokens,
+                request.safety_factor.unwrap_or(self.safety_factor),
+            )
+        });
+        // The preamble is charged to the same budget, so providers are asked
+        // only for what can still hold content; fences are charged at composition.
+        let for_content = budget
+            .in_budget_tokens()
+            .saturating_sub(token_cost_of_len(PREAMBLE.len()));
+        let mut query = ContextQuery::new(request.goal.clone(), request.max_frames, for_content);
+        query.kinds = request.kinds.clone();
+        query.anchors = request.anchors.clone();
+
+        let ready: Vec<&Slot> = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s.state, SlotState::Ready { .. }))
+            .collect();
+        let timeout = ready.iter().map(|s| s.timeout).max().unwrap_or_default();
+        let report = if ready.is_empty() {
+            None
+        } else {
+            Some(self.host.query_all(&query, timeout).await)
+        };
+        let mut warnings = self.warnings.clone();
+        if let Some(r) = &report {
+            warnings.extend(r.warnings.iter().cloned());
+        }
+        let mut options = Options::new(budget).with_placement(request.placement);
+        let mut outcomes: Vec<ComposeOutcome> = Vec::new();
+        let mut summaries = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            let grant = |scopes: &[String]| self.grant_command(&slot.name, scopes);
+            match &slot.state {
+                SlotState::Ready { descriptor, .. } => {
+                    let id = descriptor.id.as_str();
+                    let Some(pr) = report.as_ref().and_then(|r| r.provider(id)) else {
+                        continue;
+                    };
+                    let (outcome, summary) =
+                        request::map_outcome(&slot.name, id, &pr.outcome, &grant);
+                    options = options.with_weight(id, slot.weight);
+                    outcomes.push(outcome);
+                    summaries.push(summary);
+                }
+                SlotState::Failed { error } => {
+                    let mut summary =
+                        ProviderOutcomeSummary::new(&slot.name, None, OutcomeStatus::NotStarted);
+                    summary.detail = Some(request::shorten(error));
+                    // It appears in the audit too, unless its name is taken
+                    // by a provider that did start (ids must be unique, A1).
+                    if !outcomes.iter().any(|o| o.provider_id == slot.name)
+                        && !ready.iter().any(|s| matches!(&s.state, SlotState::Ready { descriptor, .. } if descriptor.id == slot.name))
+                    {
+                        outcomes.push(ComposeOutcome::without_frames(
+                            slot.name.clone(),
+                            ComposeStatus::Crashed { detail: format!("did not start: {}", request::shorten(error)) },
+                        ));
+                    }
+                    summaries.push(summary);
+                }
+            }
+        }
+        let composition = compose(&outcomes, &options)?;
+        Ok(ContextAnswer {
+            composition,
+            providers: summaries,
+            warnings,
+            outcomes,
+        })
+    }
+
+    /// Every provider's handshake, consent state and health. A provider
+    /// that crashed since is restarted (within its respawn backoff) to
+    /// check; no query payload is sent.
+    pub async fn providers(&self) -> Vec<ProviderStatus> {
+        let (ledger, _) = self.ledger();
+        let mut out = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            let grant = |scopes: &[String]| self.grant_command(&slot.name, scopes);
+            let base = ProviderStatus {
+                name: slot.name.clone(),
+                provider_id: None,
+                version: None,
+                transport: slot.transport.clone(),
+                data_flow: None,
+                capabilities: None,
+                consent: ConsentState::Unknown,
+                health: Err(String::new()),
+                weight: slot.weight,
+                timeout_ms: u64::try_from(slot.timeout.as_millis()).unwrap_or(u64::MAX),
+            };
+            let status = match &slot.state {
+                SlotState::Failed { error } => ProviderStatus {
+                    health: Err(request::shorten(error)),
+                    ..base
+                },
+                SlotState::Ready {
+                    descriptor,
+                    handshake,
+                } => {
+                    let health = match self.host.client(&descriptor.id) {
+                        None => Err("not held by the host".to_owned()),
+                        Some(client) => match client.ready(Instant::now() + slot.timeout).await {
+                            Ok(_) => Ok(*handshake),
+                            Err(e) => Err(request::shorten(&e.to_string())),
+                        },
+                    };
+                    ProviderStatus {
+                        provider_id: Some(descriptor.id.clone()),
+                        version: Some(descriptor.info.version.clone()),
+                        data_flow: Some(descriptor.info.data_flow.clone()),
+                        capabilities: Some(descriptor.capabilities.clone()),
+                        consent: status::consent_state(descriptor, &ledger, &grant),
+                        health,
+                        ..base
+                    }
+                }
+            };
+            out.push(status);
+        }
+        out
+    }
+
+    /// Shut every provider down (R2).
+    pub async fn shutdown(self) {
+        self.host.shutdown().await;
+    }
+}

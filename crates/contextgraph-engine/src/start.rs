@@ -1,0 +1,123 @@
+//! Turning one configured provider into a connected [`ProviderClient`].
+//!
+//! Built-ins run in-process (indexing on a blocking thread); stdio
+//! providers are spawned with a scrubbed environment; HTTP providers get
+//! their bearer token from the variable or file the configuration names,
+//! never from the configuration itself (C8).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use contextgraph_config::{ProviderConfig, ProviderKind};
+use contextgraph_host::{
+    BearerToken, HttpConfig, HttpProvider, InProcessProvider, ProviderClient, ProviderDescriptor,
+    StdioCommand, StdioOptions, StdioProvider,
+};
+use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
+use tokio::time::Instant;
+
+use crate::capped::Capped;
+
+/// A provider that started: its client (already handshaken) and what it declared.
+pub(crate) struct Started {
+    pub client: Arc<dyn ProviderClient>,
+    pub descriptor: Arc<ProviderDescriptor>,
+    pub handshake: Duration,
+}
+
+/// How a configured provider is reached, for people (never a token).
+pub(crate) fn transport_of(kind: &ProviderKind) -> String {
+    match kind {
+        ProviderKind::Workspace { .. } | ProviderKind::Docs { .. } => "in-process".to_owned(),
+        ProviderKind::Stdio { command, .. } => format!("stdio ({})", command.display()),
+        ProviderKind::Http { url, .. } => format!("http ({url})"),
+    }
+}
+
+/// Start `provider` and handshake it within `timeout` (built-ins index
+/// first; indexing is local and bounded by the walk's own limits).
+pub(crate) async fn start(
+    provider: &ProviderConfig,
+    workspace: &Path,
+    timeout: Duration,
+    progress: bool,
+) -> Result<Started, String> {
+    let client: Arc<dyn ProviderClient> = match &provider.kind {
+        ProviderKind::Workspace { dir } => {
+            let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
+            let options = WorkspaceOptions {
+                progress,
+                ..WorkspaceOptions::default()
+            };
+            let opened = blocking(move || {
+                WorkspaceProvider::open(&dir, options)
+                    .map(|(p, _)| p)
+                    .map_err(|e| format!("cannot index the workspace {}: {e}", dir.display()))
+            })
+            .await?;
+            Arc::new(InProcessProvider::new(opened).map_err(|e| e.to_string())?)
+        }
+        ProviderKind::Docs { dir } => {
+            let dir: PathBuf = dir.clone();
+            let opened = blocking(move || {
+                DocsProvider::open(DocsConfig::new(&dir))
+                    .map_err(|e| format!("cannot read the docs folder {}: {e}", dir.display()))
+            })
+            .await?;
+            Arc::new(InProcessProvider::new(opened).map_err(|e| e.to_string())?)
+        }
+        ProviderKind::Stdio {
+            command,
+            args,
+            env,
+            pass_env,
+            cwd,
+        } => {
+            let mut cmd = StdioCommand::new(command).args(args);
+            for name in pass_env {
+                cmd = cmd.allow_env(name);
+            }
+            for (k, v) in env {
+                cmd = cmd.env(k, v);
+            }
+            cmd.current_dir = cwd.clone();
+            let mut options = StdioOptions::default();
+            options.connection.handshake_timeout = timeout;
+            Arc::new(StdioProvider::new(cmd, options))
+        }
+        ProviderKind::Http { url, token } => {
+            let mut config = HttpConfig::new(url.clone());
+            config.request_timeout = timeout;
+            config.connect_timeout = timeout.min(Duration::from_secs(5));
+            if let Some(source) = token {
+                config.bearer = Some(BearerToken::new(
+                    source.read(&provider.name).map_err(|e| e.to_string())?,
+                ));
+            }
+            Arc::new(HttpProvider::new(config).map_err(|e| e.to_string())?)
+        }
+    };
+    let client: Arc<dyn ProviderClient> = Arc::new(Capped::new(client, timeout));
+    let began = Instant::now();
+    match client.ready(began + timeout).await {
+        Ok(descriptor) => Ok(Started {
+            client,
+            descriptor,
+            handshake: began.elapsed(),
+        }),
+        Err(e) => {
+            client.shutdown().await;
+            Err(e.to_string())
+        }
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("the provider panicked while starting: {e}")))
+}
