@@ -1,0 +1,159 @@
+//! The seam between the MCP server and whatever produces context:
+//! [`ContextService`], with the request and reply types the tools exchange.
+//!
+//! The server never talks to a host or a provider itself. `cgp mcp` plugs
+//! the real engine (configuration → host → composition) in behind this
+//! trait, and tests plug a fake in, so the MCP side (argument validation,
+//! result-size caps, error reporting) is tested without spawning providers.
+
+use std::future::Future;
+
+use contextgraph_compose::{Citation, OutcomeAudit, ProviderAudit};
+use contextgraph_types::FrameKind;
+use serde::{Deserialize, Serialize};
+
+/// One validated `get_context` call, as the service receives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextToolRequest {
+    /// What the agent is trying to do (non-empty).
+    pub goal: String,
+    /// Budget for the whole prompt block, in model tokens, already capped so
+    /// that the tool result fits the MCP client's result-size limit.
+    pub budget: u32,
+    /// Kinds to ask for; empty means any kind.
+    pub kinds: Vec<FrameKind>,
+    /// Focal resources (URIs or workspace paths) that bias relevance.
+    pub anchors: Vec<String>,
+}
+
+/// What the service composed for one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextToolReply {
+    /// The fenced prompt block (empty when no frame fitted).
+    pub prompt: String,
+    /// One citation per fenced block, in prompt order.
+    pub citations: Vec<Citation>,
+    /// What each provider contributed, including those that contributed
+    /// nothing and why.
+    pub providers: Vec<ProviderContribution>,
+}
+
+/// A one-line account of one provider's part in a composition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderContribution {
+    /// The provider id.
+    pub provider_id: String,
+    /// `accepted`, `quarantined`, `consent_missing`, `timed_out`, `crashed`
+    /// or `error` (the composition audit's outcome status).
+    pub status: String,
+    /// Frames it offered.
+    pub frames_offered: u32,
+    /// Frames of its that are in the prompt.
+    pub frames_included: u32,
+    /// Why it contributed nothing, when it did not (at most
+    /// [`MAX_DETAIL_CHARS`] characters: an agent reads this, a log has the rest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Longest [`ProviderContribution::detail`] kept, in characters.
+pub const MAX_DETAIL_CHARS: usize = 300;
+
+impl From<&ProviderAudit> for ProviderContribution {
+    fn from(audit: &ProviderAudit) -> Self {
+        let (status, detail) = match &audit.outcome {
+            OutcomeAudit::Accepted => ("accepted", None),
+            OutcomeAudit::Quarantined { anchors, .. } => (
+                "quarantined",
+                Some(format!(
+                    "its answer broke {} and every frame of it was dropped (B2)",
+                    anchors.join(", ")
+                )),
+            ),
+            OutcomeAudit::ConsentMissing { scopes } => (
+                "consent_missing",
+                Some(if scopes.is_empty() {
+                    format!(
+                        "it sends data off this machine and has no consent; run `cgp consent grant {}` (C1)",
+                        audit.provider_id
+                    )
+                } else {
+                    format!(
+                        "scopes {} have no consent; run `cgp consent grant {} --scope <scope>` (C6)",
+                        scopes.join(", "),
+                        audit.provider_id
+                    )
+                }),
+            ),
+            OutcomeAudit::TimedOut { after_ms } => {
+                ("timed_out", Some(format!("no answer within {after_ms} ms")))
+            }
+            OutcomeAudit::Crashed { detail } => ("crashed", Some(detail.clone())),
+            OutcomeAudit::Error { code, message } => ("error", Some(format!("{code}: {message}"))),
+            // The audit's outcome vocabulary may grow; say so rather than guess.
+            #[allow(unreachable_patterns)]
+            _ => ("other", None),
+        };
+        ProviderContribution {
+            provider_id: audit.provider_id.clone(),
+            status: status.to_owned(),
+            frames_offered: audit.frames_offered,
+            frames_included: audit.frames_included,
+            detail: detail.map(|d| clip_chars(&d, MAX_DETAIL_CHARS)),
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters, with `…` marking a cut.
+pub(crate) fn clip_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// One configured provider as `list_providers` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderListing {
+    /// The provider's id (its configured name, or its declared name).
+    pub name: String,
+    /// Its declared version, when the handshake succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// How it is reached: `builtin`, `stdio` or `http`.
+    pub transport: String,
+    /// Consent state, e.g. `not_needed`, `granted`, `missing`, `revoked`.
+    pub consent: String,
+    /// Whether it answered, and how fast.
+    pub health: Health,
+}
+
+/// A provider's health at listing time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// It completed a handshake.
+    pub ok: bool,
+    /// Handshake latency, when it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// What went wrong, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What the MCP server asks for. Implement it over the real engine (the CLI
+/// does) or over canned data (tests do).
+///
+/// Errors are strings a person can act on: they are returned to the agent
+/// as an `isError` tool result, never as a protocol failure, so an engine
+/// problem never tears the MCP session down.
+pub trait ContextService: Send + Sync + 'static {
+    /// Compose the context for one validated request.
+    fn get_context(
+        &self,
+        request: ContextToolRequest,
+    ) -> impl Future<Output = Result<ContextToolReply, String>> + Send;
+
+    /// Every configured provider with its consent state and health.
+    fn list_providers(&self) -> impl Future<Output = Result<Vec<ProviderListing>, String>> + Send;
+}

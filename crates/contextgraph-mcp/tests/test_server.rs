@@ -1,0 +1,321 @@
+//! The MCP server against a real rmcp client over an in-process pipe, with a
+//! fake [`ContextService`] standing in for the engine.
+
+use std::sync::{Arc, Mutex};
+
+use contextgraph_compose::Citation;
+use contextgraph_mcp::{
+    estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, Health, McpServer,
+    McpServerOptions, ProviderContribution, ProviderListing,
+};
+use contextgraph_types::{FrameId, FrameKind};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+
+#[derive(Clone, Default)]
+struct Fake {
+    seen: Arc<Mutex<Vec<ContextToolRequest>>>,
+    /// One citation per this many budget tokens (0: one citation).
+    budget_per_citation: u32,
+    fail: bool,
+}
+
+impl ContextService for Fake {
+    async fn get_context(&self, request: ContextToolRequest) -> Result<ContextToolReply, String> {
+        self.seen.lock().unwrap().push(request.clone());
+        if self.fail {
+            return Err("provider `workspace` crashed: index unreadable".into());
+        }
+        let n = request
+            .budget
+            .checked_div(self.budget_per_citation)
+            .unwrap_or(1)
+            .max(1);
+        let citations = (0..n)
+            .map(|i| Citation {
+                label: format!("src/file_{i}.rs L1-20"),
+                frame: FrameId {
+                    provider_id: "workspace".into(),
+                    frame_id: format!("snippet:src/file_{i}.rs:1"),
+                    content_digest: Some(format!("sha256:{}", "a".repeat(64))),
+                },
+                provenance: vec![],
+                merged: vec![],
+            })
+            .collect();
+        Ok(ContextToolReply {
+            prompt: format!(
+                "<context-frame provider=\"workspace\" id=\"x\" kind=\"snippet\" label=\"src/file_0.rs L1-20\">\nfn {}() {{}}\n</context-frame>\n",
+                request.goal.replace(' ', "_")
+            ),
+            citations,
+            providers: vec![ProviderContribution {
+                provider_id: "workspace".into(),
+                status: "accepted".into(),
+                frames_offered: n,
+                frames_included: n,
+                detail: None,
+            }],
+        })
+    }
+
+    async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
+        Ok(vec![ProviderListing {
+            name: "workspace".into(),
+            version: Some("0.1.0".into()),
+            transport: "builtin".into(),
+            consent: "not_needed".into(),
+            health: Health {
+                ok: true,
+                latency_ms: Some(3),
+                error: None,
+            },
+        }])
+    }
+}
+
+async fn connect(fake: Fake, options: McpServerOptions) -> RunningService<RoleClient, ()> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let server = McpServer::new(fake, options);
+    tokio::spawn(async move {
+        let _ = server.serve_transport(server_io).await;
+    });
+    ().serve(client_io).await.expect("client initializes")
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    client.call_tool(params).await.expect("tool call answered")
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn whole_estimate(result: &CallToolResult) -> u64 {
+    let text: usize = texts(result).iter().map(String::len).sum();
+    let structured = result
+        .structured_content
+        .as_ref()
+        .map_or(0, |v| v.to_string().len());
+    estimate_model_tokens(text + structured)
+}
+
+#[tokio::test]
+async fn tools_are_listed_with_their_input_schemas() {
+    let client = connect(Fake::default(), McpServerOptions::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["get_context", "list_providers"]);
+    let schema = Value::Object((*tools[0].input_schema).clone());
+    assert_eq!(schema["required"], json!(["goal"]));
+    assert_eq!(
+        schema["properties"]["kinds"]["items"]["enum"],
+        json!(["snippet", "symbol", "fact", "doc", "memory", "episode", "graph"])
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_content() {
+    let fake = Fake::default();
+    let client = connect(fake.clone(), McpServerOptions::default()).await;
+    let result = call(
+        &client,
+        "get_context",
+        json!({"goal": "retry loop", "budget": 4000, "kinds": ["snippet"], "anchors": ["src/net.rs"]}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false));
+    let text = texts(&result);
+    assert_eq!(
+        text.len(),
+        1,
+        "no cap note when nothing was capped: {text:?}"
+    );
+    assert!(text[0].contains("<context-frame provider=\"workspace\""));
+    assert!(text[0].contains("fn retry_loop()"));
+    let s = result.structured_content.unwrap();
+    assert_eq!(s["citations"][0]["label"], "src/file_0.rs L1-20");
+    assert_eq!(s["citations"][0]["frame"]["provider_id"], "workspace");
+    assert_eq!(
+        s["budget"],
+        json!({"requested": 4000, "applied": 4000, "cap": 25000, "capped": false})
+    );
+    assert_eq!(s["providers"][0]["status"], "accepted");
+    let seen = fake.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![ContextToolRequest {
+            goal: "retry loop".into(),
+            budget: 4000,
+            kinds: vec![FrameKind::Snippet],
+            anchors: vec!["src/net.rs".into()],
+        }]
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_omitted_budget_uses_the_default() {
+    let fake = Fake::default();
+    let options = McpServerOptions {
+        default_budget: 1234,
+        ..McpServerOptions::default()
+    };
+    let client = connect(fake.clone(), options).await;
+    let result = call(&client, "get_context", json!({"goal": "g"})).await;
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(fake.seen.lock().unwrap()[0].budget, 1234);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_budget_over_the_result_cap_is_capped_and_the_result_says_so() {
+    let fake = Fake::default();
+    let options = McpServerOptions {
+        max_result_tokens: 2000,
+        ..McpServerOptions::default()
+    };
+    let client = connect(fake.clone(), options).await;
+    let result = call(
+        &client,
+        "get_context",
+        json!({"goal": "g", "budget": 50000}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(fake.seen.lock().unwrap()[0].budget, 2000);
+    let text = texts(&result);
+    assert!(
+        text.iter()
+            .any(|t| t.contains("capped at 2000") && t.contains("50000")),
+        "{text:?}"
+    );
+    let s = result.structured_content.unwrap();
+    assert_eq!(
+        s["budget"],
+        json!({"requested": 50000, "applied": 2000, "cap": 2000, "capped": true})
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_result_too_large_for_the_cap_is_recomposed_smaller_until_it_fits() {
+    // Citations grow with the budget (one per 10 tokens), so the first
+    // composition at the cap overshoots it several times over.
+    let fake = Fake {
+        budget_per_citation: 10,
+        ..Fake::default()
+    };
+    let client = connect(fake.clone(), McpServerOptions::default()).await;
+    let result = call(
+        &client,
+        "get_context",
+        json!({"goal": "g", "budget": 25000}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
+    assert!(
+        whole_estimate(&result) <= 25000,
+        "result ≈{} tokens",
+        whole_estimate(&result)
+    );
+    let budgets: Vec<u32> = fake.seen.lock().unwrap().iter().map(|r| r.budget).collect();
+    assert!(
+        budgets.len() >= 2 && budgets.windows(2).all(|w| w[1] < w[0]),
+        "{budgets:?}"
+    );
+    let s = result.structured_content.unwrap();
+    assert_eq!(s["budget"]["capped"], true);
+    assert_eq!(s["budget"]["applied"], *budgets.last().unwrap());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_arguments_are_an_is_error_result_and_the_session_survives() {
+    let fake = Fake::default();
+    let client = connect(fake.clone(), McpServerOptions::default()).await;
+    for (args, needle) in [
+        (json!({}), "`goal` is required"),
+        (json!({"goal": ""}), "`goal` is empty"),
+        (
+            json!({"goal": "g", "budget": "lots"}),
+            "`budget` must be a positive whole number",
+        ),
+        (json!({"goal": "g", "kinds": ["code"]}), "not a frame kind"),
+        (
+            json!({"goal": "g", "anchors": [1]}),
+            "`anchors[0]` must be a string",
+        ),
+        (
+            json!({"goal": "g", "budjet": 5}),
+            "unknown argument \"budjet\"",
+        ),
+    ] {
+        let result = call(&client, "get_context", args.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{args}");
+        let text = texts(&result).join(" ");
+        assert!(text.contains(needle), "{args}: {text}");
+    }
+    assert!(
+        fake.seen.lock().unwrap().is_empty(),
+        "invalid calls never reach the engine"
+    );
+    let ok = call(&client, "get_context", json!({"goal": "still alive"})).await;
+    assert_eq!(ok.is_error, Some(false));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_engine_failure_is_an_is_error_result_naming_it() {
+    let fake = Fake {
+        fail: true,
+        ..Fake::default()
+    };
+    let client = connect(fake, McpServerOptions::default()).await;
+    let result = call(&client, "get_context", json!({"goal": "g"})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(texts(&result)[0].contains("index unreadable"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_protocol_error() {
+    let client = connect(Fake::default(), McpServerOptions::default()).await;
+    let err = client
+        .call_tool(CallToolRequestParams::new("get_weather"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("get_weather"), "{err}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn list_providers_reports_name_version_transport_consent_and_health() {
+    let client = connect(Fake::default(), McpServerOptions::default()).await;
+    let result = call(&client, "list_providers", json!({})).await;
+    assert_eq!(result.is_error, Some(false));
+    let text = texts(&result).join("");
+    assert!(
+        text.contains("workspace 0.1.0 via builtin; consent not_needed; healthy (3 ms)"),
+        "{text}"
+    );
+    let s = result.structured_content.unwrap();
+    assert_eq!(
+        s["providers"][0]["health"],
+        json!({"ok": true, "latency_ms": 3})
+    );
+    let bad = call(&client, "list_providers", json!({"verbose": true})).await;
+    assert_eq!(bad.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
