@@ -2,13 +2,22 @@
 //!
 //! The trivial provider is this bench binary itself, re-executed with
 //! `CGP_BENCH_PROVIDER=lockstep|correlated`: it answers every query from
-//! memory with one precomputed frame, through the provider SDK's runner.
+//! memory with one precomputed frame, through the provider SDK's runner
+//! (a reader thread, a worker pool and a writer thread, with the SDK's
+//! honesty audit of every answer). `CGP_BENCH_PROVIDER=minimal` is the
+//! smallest correlated provider there is: one thread that reads a line and
+//! writes the reply, so what is left of a measurement is the host's cost
+//! plus the pipes' and the scheduler's.
 //!
 //! - `rtt/raw_pipe_echo`: the same query bytes through `cat` (baseline);
 //! - `rtt/lockstep_query`: one lock-step query round trip;
 //! - `pipelined/correlated_64_in_flight`: per-query time with 64 in flight;
 //! - `fanout/16_providers` and `fanout/1_provider` (baseline);
-//! - `spawn/spawn_and_handshake`.
+//! - `pipelined/minimal_64_in_flight`, `fanout/16_minimal_providers`: the same
+//!   against the minimal provider;
+//! - `spawn/bin_true` (baseline: the OS's cost of starting and reaping a
+//!   process), `spawn/raw_spawn_and_ack` (baseline), `spawn/spawn_and_handshake`,
+//!   `spawn/minimal_spawn_and_handshake`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
@@ -68,11 +77,71 @@ fn provider_main(mode: &str) {
         .citation_label("retry.md")
         .score(0.5)
         .build();
-    let _ = serve_stdio(Trivial {
+    let trivial = Trivial {
         name: std::env::var("CGP_BENCH_NAME").unwrap_or_else(|_| "trivial".into()),
-        correlated: mode == "correlated",
+        correlated: mode != "lockstep",
         frame,
-    });
+    };
+    if mode == "minimal" {
+        minimal_main(&trivial);
+    } else {
+        let _ = serve_stdio(trivial);
+    }
+}
+
+/// The minimal provider: one thread; it reads what the pipe has, answers
+/// every line in it, and flushes once per read (so pipelined replies share
+/// a write and a lone reply never waits).
+fn minimal_main(p: &Trivial) {
+    use contextgraph_codec::{
+        decode_envelope, encode_envelope_into, Envelope, FrameEvent, LineFramer,
+    };
+    use std::io::{Read, Write};
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut framer = LineFramer::default();
+    let mut out = Vec::with_capacity(64 * 1024);
+    let result = p.query(&query()).expect("answers from memory");
+    loop {
+        match stdin.read(framer.read_buf()) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => framer.commit(n),
+        }
+        loop {
+            match framer.next_event() {
+                FrameEvent::Line => {}
+                FrameEvent::NeedInput | FrameEvent::End => break,
+                _ => continue,
+            }
+            let reply = match decode_envelope(framer.line()) {
+                Ok(Envelope::Handshake { .. }) => Envelope::HandshakeAck {
+                    protocol_version: contextgraph_types::PROTOCOL_VERSION.to_owned(),
+                    provider: p.info(),
+                    capabilities: p.capabilities(),
+                },
+                Ok(Envelope::Query { id, .. }) => Envelope::Frames {
+                    id,
+                    result: result.clone(),
+                },
+                Ok(Envelope::Shutdown) => {
+                    let _ = stdout.write_all(&out);
+                    return;
+                }
+                Ok(_) | Err(_) => continue,
+            };
+            if encode_envelope_into(&reply, &mut out).is_err() {
+                return;
+            }
+        }
+        if stdout
+            .write_all(&out)
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            return;
+        }
+        out.clear();
+    }
 }
 
 fn command(mode: &str, name: &str) -> StdioCommand {
@@ -195,48 +264,57 @@ fn pipelined(c: &mut Criterion, rt: &Runtime) {
     let mut g = c.benchmark_group("pipelined");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
     g.throughput(Throughput::Elements(1));
-    let provider = Arc::new(rt.block_on(async {
-        let (p, _) =
-            StdioProvider::start(command("correlated", "trivial"), StdioOptions::default())
+    for (mode, label) in [
+        ("correlated", "correlated_64_in_flight"),
+        ("minimal", "minimal_64_in_flight"),
+    ] {
+        let provider = Arc::new(rt.block_on(async {
+            let (p, _) = StdioProvider::start(command(mode, "trivial"), StdioOptions::default())
                 .await
                 .expect("trivial provider starts");
-        p
-    }));
-    g.bench_function("correlated_64_in_flight", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let start = StdInstant::now();
-                let workers = 64u64;
-                let mut set = tokio::task::JoinSet::new();
-                for w in 0..workers {
-                    let p = Arc::clone(&provider);
-                    let n = iters / workers + u64::from(w < iters % workers);
-                    set.spawn(async move {
-                        let q = query();
-                        for _ in 0..n {
-                            p.query(&q, far()).await.expect("answer");
-                        }
-                    });
-                }
-                while set.join_next().await.is_some() {}
-                start.elapsed()
+            p
+        }));
+        g.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let start = StdInstant::now();
+                    let workers = 64u64;
+                    let mut set = tokio::task::JoinSet::new();
+                    for w in 0..workers {
+                        let p = Arc::clone(&provider);
+                        let n = iters / workers + u64::from(w < iters % workers);
+                        set.spawn(async move {
+                            let q = query();
+                            for _ in 0..n {
+                                p.query(&q, far()).await.expect("answer");
+                            }
+                        });
+                    }
+                    while set.join_next().await.is_some() {}
+                    start.elapsed()
+                })
             })
-        })
-    });
-    rt.block_on(provider.shutdown());
+        });
+        rt.block_on(provider.shutdown());
+    }
     g.finish();
 }
 
 fn fanout(c: &mut Criterion, rt: &Runtime) {
     let mut g = c.benchmark_group("fanout");
     g.sample_size(30).measurement_time(Duration::from_secs(4));
-    for count in [1usize, 16] {
+    for (count, mode, label) in [
+        (1usize, "correlated", "1_providers"),
+        (16, "correlated", "16_providers"),
+        (1, "minimal", "1_minimal_provider"),
+        (16, "minimal", "16_minimal_providers"),
+    ] {
         let host = rt.block_on(async {
             let mut host = Host::new(HostOptions::default());
             for i in 0..count {
                 let name = format!("trivial-{i}");
                 let client = Arc::new(StdioProvider::new(
-                    command("correlated", &name),
+                    command(mode, &name),
                     StdioOptions::default(),
                 ));
                 host.add(client, Duration::from_secs(10))
@@ -246,7 +324,7 @@ fn fanout(c: &mut Criterion, rt: &Runtime) {
             host
         });
         let q = query();
-        g.bench_function(format!("{count}_providers"), |b| {
+        g.bench_function(label, |b| {
             b.iter_custom(|iters| {
                 rt.block_on(async {
                     let start = StdInstant::now();
@@ -266,6 +344,23 @@ fn fanout(c: &mut Criterion, rt: &Runtime) {
 fn spawn(c: &mut Criterion, rt: &Runtime) {
     let mut g = c.benchmark_group("spawn");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
+    // Baseline: what the OS charges to start, run and reap a process that
+    // does nothing (fork/exec or posix_spawn, exec, exit, wait).
+    g.bench_function("bin_true", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    let status = tokio::process::Command::new("/bin/true")
+                        .status()
+                        .await
+                        .expect("/bin/true runs");
+                    assert!(status.success());
+                }
+                start.elapsed()
+            })
+        })
+    });
     g.bench_function("raw_spawn_and_ack", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -280,24 +375,27 @@ fn spawn(c: &mut Criterion, rt: &Runtime) {
             })
         })
     });
-    g.bench_function("spawn_and_handshake", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let start = StdInstant::now();
-                    let provider = StdioProvider::new(
-                        command("correlated", "trivial"),
-                        StdioOptions::default(),
-                    );
-                    provider.ready(far()).await.expect("handshake");
-                    total += start.elapsed();
-                    drop(provider); // kills the process group, untimed
-                }
-                total
+    for (mode, label) in [
+        ("correlated", "spawn_and_handshake"),
+        ("minimal", "minimal_spawn_and_handshake"),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let start = StdInstant::now();
+                        let provider =
+                            StdioProvider::new(command(mode, "trivial"), StdioOptions::default());
+                        provider.ready(far()).await.expect("handshake");
+                        total += start.elapsed();
+                        drop(provider); // kills the process group, untimed
+                    }
+                    total
+                })
             })
-        })
-    });
+        });
+    }
     g.finish();
 }
 

@@ -9,6 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -226,6 +227,9 @@ pub struct StdioProvider {
     options: StdioOptions,
     state: Mutex<State>,
     spawning: tokio::sync::Mutex<()>,
+    /// Set while failures are on record, so a successful request (the
+    /// pipelined hot path) resets the backoff without taking the state lock.
+    failed: AtomicBool,
 }
 
 impl std::fmt::Debug for StdioProvider {
@@ -244,6 +248,7 @@ impl StdioProvider {
             options,
             state: Mutex::new(State::default()),
             spawning: tokio::sync::Mutex::new(()),
+            failed: AtomicBool::new(false),
         }
     }
 
@@ -379,6 +384,7 @@ impl StdioProvider {
         let mut s = self.lock();
         if s.live.as_ref().is_some_and(|l| Arc::ptr_eq(l, live)) {
             s.live = None;
+            self.failed.store(true, Ordering::Release);
             s.failures = s.failures.saturating_add(1);
             s.next_spawn_at = Some(Instant::now() + self.options.respawn.backoff(s.failures));
             s.last_failure = Some(report.to_string());
@@ -387,9 +393,13 @@ impl StdioProvider {
     }
 
     fn succeeded(&self) {
+        if !self.failed.load(Ordering::Acquire) {
+            return;
+        }
         let mut s = self.lock();
         s.failures = 0;
         s.next_spawn_at = None;
+        self.failed.store(false, Ordering::Release);
     }
 
     async fn request(&self, deadline: Instant, op: Op<'_>) -> Result<Answer, RequestError> {
@@ -438,6 +448,13 @@ impl ProviderClient for StdioProvider {
         deadline: Instant,
     ) -> BoxFuture<'_, Result<Arc<ProviderDescriptor>, RequestError>> {
         Box::pin(async move {
+            // Fast path, the common case on every fan-out: connected and
+            // open, so no spawn lock is needed.
+            if let Some(live) = &self.lock().live {
+                if live.conn.closed().is_none() {
+                    return Ok(Arc::clone(&live.descriptor));
+                }
+            }
             let _guard = tokio::time::timeout_at(deadline, self.spawning.lock())
                 .await
                 .map_err(|_| RequestError::DeadlinePassed {
@@ -476,6 +493,7 @@ impl ProviderClient for StdioProvider {
                 Ok(d) => Ok(d),
                 Err(e) => {
                     let mut s = self.lock();
+                    self.failed.store(true, Ordering::Release);
                     s.failures = s.failures.saturating_add(1);
                     s.next_spawn_at =
                         Some(Instant::now() + self.options.respawn.backoff(s.failures));

@@ -40,6 +40,7 @@
 //! [`Diagnostics`] and otherwise ignored: none of them is a reply, so none
 //! of them can be misattributed, kill the session or make a later request hang.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -55,13 +56,14 @@ use contextgraph_types::{
 };
 use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
+use tokio::sync::{oneshot, Notify, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout_at, Instant};
 
 use crate::handshake::{
     check_ack, error_instead_of_ack, HandshakeError, ProviderDescriptor, TransportKind,
 };
+use crate::line_watch::{LineWatch, OpenLine};
 use crate::text::{excerpt, excerpt_bytes};
 
 /// Bounds of one session. Build with [`ConnectionOptions::default`] and adjust fields.
@@ -79,6 +81,14 @@ pub struct ConnectionOptions {
     /// timed-out requests before declaring the session out of step (default
     /// 200 ms, and never beyond the request's own deadline).
     pub resync_wait: Duration,
+    /// How far past `max_line_bytes` one line may run before it is taken
+    /// for a line that never ends (default 16 MiB). An oversized line that
+    /// does end is dropped and the session carries on; one that runs past
+    /// the cap plus this allowance, or is still running past the cap when a
+    /// request's deadline passes, breaks the session (§1): its requests fail
+    /// with [`ConnectionError::RunawayLine`] and a stdio provider is
+    /// restarted per its respawn policy.
+    pub runaway_line_bytes: usize,
 }
 
 impl Default for ConnectionOptions {
@@ -88,6 +98,7 @@ impl Default for ConnectionOptions {
             max_in_flight: 64,
             handshake_timeout: Duration::from_secs(5),
             resync_wait: Duration::from_millis(200),
+            runaway_line_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -154,6 +165,18 @@ pub enum ConnectionError {
         /// The decoder's reason.
         detail: String,
     },
+    /// The provider wrote a line past the line cap that did not end (§1: one
+    /// envelope per line), so nothing behind it can be read: the session is
+    /// closed as broken rather than left wedged.
+    #[error("provider {provider}: §1 line cap: it wrote a line of more than {line_bytes} bytes without a newline (the cap is {max_line_bytes}); the connection is broken and was closed — the provider will be restarted, or raise max_line_bytes if its envelopes really are this large")]
+    RunawayLine {
+        /// The provider.
+        provider: String,
+        /// Bytes of the unfinished line when the session was closed.
+        line_bytes: u64,
+        /// The cap it ran past.
+        max_line_bytes: usize,
+    },
     /// The reply has the wrong type for the request (a `verified` for a query, …).
     #[error("provider {provider}: answered a {expected} request with a {got} envelope")]
     WrongReply {
@@ -185,6 +208,9 @@ pub enum CloseReason {
     /// The host shut it down.
     #[error("shut down by the host")]
     Shutdown,
+    /// The provider wrote a line past the cap that never ended (§1).
+    #[error("closed after the provider wrote a line past the line cap that did not end")]
+    RunawayLine,
 }
 
 /// What the reader saw that was not a reply. All counters are cumulative.
@@ -265,12 +291,32 @@ struct Router {
 struct Shared {
     provider: String,
     correlated: bool,
+    /// Bytes of the line the reader is in the middle of.
+    open_line: Arc<OpenLine>,
+    max_line_bytes: usize,
     router: Mutex<Router>,
     /// Signalled whenever the lock-step queue becomes empty or the session closes.
     drained: Notify,
 }
 
 impl Shared {
+    /// Close the session because a line ran away (§1), and the error its
+    /// requests get.
+    fn close_runaway(&self) -> ConnectionError {
+        let error = ConnectionError::RunawayLine {
+            provider: self.provider.clone(),
+            line_bytes: self.open_line.bytes(),
+            max_line_bytes: self.max_line_bytes,
+        };
+        self.close(CloseReason::RunawayLine, Some(error.clone()));
+        error
+    }
+
+    /// Whether the reader is inside a line already past the cap.
+    fn in_oversized_line(&self) -> bool {
+        self.open_line.bytes() > self.max_line_bytes as u64
+    }
+
     fn lock(&self) -> MutexGuard<'_, Router> {
         // A panic while holding the lock cannot leave the router in a state
         // worse than "some request missed its reply", which deadlines cover.
@@ -323,13 +369,54 @@ pub struct Connection {
 
 type BoxWriter = BufWriter<Box<dyn AsyncWrite + Send + Unpin>>;
 
-/// Where request lines go. A correlated session funnels them through one
-/// writer task, which batches concurrent requests into one flush; a
-/// lock-step session has one request at a time, so the caller writes
-/// directly and saves a task hop per round trip.
+/// Where request lines go. A correlated session encodes each request
+/// straight into a shared [`Outbox`] (no allocation, no channel per request)
+/// and one writer task writes whatever accumulated in one system call, so
+/// 64 pipelined requests cost a handful of writes; a lock-step session has
+/// one request at a time, so the caller writes directly and saves a task hop
+/// per round trip.
 enum Sink {
-    Task(mpsc::Sender<Vec<u8>>),
+    Outbox(Arc<Outbox>),
     Direct(tokio::sync::Mutex<BoxWriter>),
+}
+
+/// Request bytes waiting for the writer task of a correlated session.
+///
+/// Appending is synchronous (a request cannot be cancelled half-way through
+/// its line), and bounded: at most [`ConnectionOptions::max_in_flight`]
+/// requests are outstanding, each appends one line.
+#[derive(Default)]
+struct Outbox {
+    state: Mutex<OutboxState>,
+    /// Wakes the writer when the buffer goes from empty to not empty, or
+    /// when the session finishes.
+    ready: Notify,
+}
+
+#[derive(Default)]
+struct OutboxState {
+    buf: Vec<u8>,
+    /// Write what is queued, then close the provider's input (R2).
+    finish: bool,
+}
+
+impl Outbox {
+    fn lock(&self) -> MutexGuard<'_, OutboxState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Append one line, encoded in place.
+    fn push(&self, encode: impl FnOnce(&mut Vec<u8>)) {
+        let was_empty = {
+            let mut s = self.lock();
+            let was_empty = s.buf.is_empty();
+            encode(&mut s.buf);
+            was_empty
+        };
+        if was_empty {
+            self.ready.notify_one();
+        }
+    }
 }
 
 /// Closes the session if a direct write is abandoned half-way (its deadline
@@ -363,8 +450,6 @@ impl std::fmt::Debug for Connection {
 struct QueryOut<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a str>,
     query: &'a ContextQuery,
 }
 
@@ -377,14 +462,37 @@ struct VerifyOut<'a> {
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     let mut line = Vec::with_capacity(256);
+    encode_into(value, &mut line);
+    line
+}
+
+/// Append `value` as one NDJSON line to `out`.
+fn encode_into<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    let start = out.len();
     // Serializing our own typed values into a Vec cannot fail: no map has
     // non-string keys and floats serialize (non-finite ones as null).
-    if serde_json::to_writer(&mut line, value).is_err() {
-        line.clear();
-        line.extend_from_slice(b"{}");
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"{}");
     }
-    line.push(b'\n');
-    line
+    out.push(b'\n');
+}
+
+/// A correlated query's id, `q<n>`, serialized without building a String.
+struct QueryId(u64);
+
+impl Serialize for QueryId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("q{}", self.0))
+    }
+}
+
+#[derive(Serialize)]
+struct CorrelatedQueryOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: QueryId,
+    query: &'a ContextQuery,
 }
 
 impl Connection {
@@ -405,8 +513,14 @@ impl Connection {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let mut writer = BufWriter::with_capacity(64 * 1024, writer);
-        let mut lines =
-            AsyncLineReader::with_framer(reader, LineFramer::new(options.max_line_bytes));
+        let runaway_limit = options
+            .max_line_bytes
+            .saturating_add(options.runaway_line_bytes) as u64;
+        let mut lines = AsyncLineReader::with_framer(
+            LineWatch::new(reader, runaway_limit),
+            LineFramer::new(options.max_line_bytes),
+        );
+        let open_line = lines.get_ref().open_line();
         let io_error = |e: std::io::Error| HandshakeError::Io {
             provider: label.to_owned(),
             detail: e.to_string(),
@@ -448,6 +562,13 @@ impl Connection {
                 })) => Err(HandshakeError::NotProtocol {
                     provider: label.to_owned(),
                     detail: format!("a line of {discarded_bytes} bytes, over the line cap"),
+                    line: String::new(),
+                }),
+                Some(Err(_)) if open_line.tripped() => Err(HandshakeError::NotProtocol {
+                    provider: label.to_owned(),
+                    detail: format!(
+                        "a line of more than {runaway_limit} bytes that does not end (§1)"
+                    ),
                     line: String::new(),
                 }),
                 Some(Err(e)) => Err(HandshakeError::Io {
@@ -495,7 +616,7 @@ impl Connection {
 
     fn start<R, W>(
         descriptor: ProviderDescriptor,
-        lines: AsyncLineReader<R>,
+        lines: AsyncLineReader<LineWatch<R>>,
         writer: BufWriter<W>,
         options: ConnectionOptions,
     ) -> Connection
@@ -512,14 +633,20 @@ impl Connection {
         let shared = Arc::new(Shared {
             provider: descriptor.id.clone(),
             correlated,
+            open_line: lines.get_ref().open_line(),
+            max_line_bytes: options.max_line_bytes,
             router: Mutex::new(Router::default()),
             drained: Notify::new(),
         });
         let reader = tokio::spawn(read_loop(lines, Arc::clone(&shared)));
         let (sink, writer) = if correlated {
-            let (out, rx) = mpsc::channel(max_in_flight + 8);
-            let task = tokio::spawn(write_loop(writer, rx, Arc::clone(&shared)));
-            (Sink::Task(out), Some(task))
+            let outbox = Arc::new(Outbox::default());
+            let task = tokio::spawn(write_loop(
+                writer.into_inner(),
+                Arc::clone(&outbox),
+                Arc::clone(&shared),
+            ));
+            (Sink::Outbox(outbox), Some(task))
         } else {
             let boxed: Box<dyn AsyncWrite + Send + Unpin> = Box::new(writer.into_inner());
             let direct = BufWriter::with_capacity(64 * 1024, boxed);
@@ -571,12 +698,14 @@ impl Connection {
         if self.shared.correlated {
             self.correlated_query(query, deadline).await
         } else {
-            self.lockstep(Kind::Query, deadline, |_| {
-                encode(&QueryOut {
-                    kind: "query",
-                    id: None,
-                    query,
-                })
+            self.lockstep(Kind::Query, deadline, |out| {
+                encode_into(
+                    &QueryOut {
+                        kind: "query",
+                        query,
+                    },
+                    out,
+                )
             })
             .await
         }
@@ -589,14 +718,17 @@ impl Connection {
         request: &VerifyRequest,
         deadline: Instant,
     ) -> Result<Answer, ConnectionError> {
-        let line = || {
-            encode(&VerifyOut {
-                kind: "verify",
-                request,
-            })
+        let line = |out: &mut Vec<u8>| {
+            encode_into(
+                &VerifyOut {
+                    kind: "verify",
+                    request,
+                },
+                out,
+            )
         };
         if !self.shared.correlated {
-            return self.lockstep(Kind::Verify, deadline, |_| line()).await;
+            return self.lockstep(Kind::Verify, deadline, line).await;
         }
         let started = Instant::now();
         let _permit = timeout_at(deadline, self.in_flight.acquire())
@@ -615,7 +747,7 @@ impl Connection {
                 waiter: tx,
             });
         }
-        self.send_and_wait(line(), rx, deadline, started, |r| {
+        self.send_and_wait(line, rx, deadline, started, |r| {
             r.verifies.retain(|v| v.token != token);
         })
         .await
@@ -631,12 +763,16 @@ impl Connection {
             .await
             .map_err(|_| self.timeout(started))?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let id = format!("q{n}");
-        let line = encode(&QueryOut {
-            kind: "query",
-            id: Some(&id),
-            query,
-        });
+        let line = |out: &mut Vec<u8>| {
+            encode_into(
+                &CorrelatedQueryOut {
+                    kind: "query",
+                    id: QueryId(n),
+                    query,
+                },
+                out,
+            )
+        };
         let (tx, rx) = oneshot::channel();
         {
             let mut r = self.shared.lock();
@@ -654,7 +790,7 @@ impl Connection {
 
     async fn send_and_wait(
         &self,
-        line: Vec<u8>,
+        line: impl FnOnce(&mut Vec<u8>),
         rx: oneshot::Receiver<Result<Answer, ConnectionError>>,
         deadline: Instant,
         started: Instant,
@@ -665,6 +801,9 @@ impl Connection {
             Err(_) => Err(self.timeout(started)),
             Ok(false) => Err(self.closed_now()),
             Ok(true) => match timeout_at(deadline, rx).await {
+                // Stuck behind a line past the cap: the session is wedged,
+                // not slow; break it so that it is restarted (§1).
+                Err(_) if self.shared.in_oversized_line() => Err(self.shared.close_runaway()),
                 Err(_) => Err(self.timeout(started)),
                 Ok(Err(_)) => Err(self.closed_now()),
                 Ok(Ok(answer)) => return answer,
@@ -677,11 +816,17 @@ impl Connection {
         outcome
     }
 
-    /// Write one line; false when the session is closed.
-    async fn write(&self, line: Vec<u8>) -> bool {
+    /// Write one line, encoded by `line`; false when the session is closed.
+    async fn write(&self, line: impl FnOnce(&mut Vec<u8>)) -> bool {
         match &self.sink {
-            Sink::Task(out) => out.send(line).await.is_ok(),
+            Sink::Outbox(outbox) => {
+                outbox.push(line);
+                true
+            }
             Sink::Direct(writer) => {
+                let mut bytes = Vec::with_capacity(256);
+                line(&mut bytes);
+                let line = bytes;
                 let mut w = writer.lock().await;
                 let mut guard = WriteGuard {
                     shared: &self.shared,
@@ -720,7 +865,7 @@ impl Connection {
         &self,
         kind: Kind,
         deadline: Instant,
-        line: impl FnOnce(()) -> Vec<u8>,
+        line: impl FnOnce(&mut Vec<u8>),
     ) -> Result<Answer, ConnectionError> {
         let started = Instant::now();
         let _turn = timeout_at(deadline, self.turn.lock())
@@ -740,7 +885,7 @@ impl Connection {
                 waiter: Some(tx),
             });
         }
-        self.send_and_wait(line(()), rx, deadline, started, |r| {
+        self.send_and_wait(line, rx, deadline, started, |r| {
             // Keep the slot: its reply is still owed and must be consumed.
             if let Some(slot) = r.queue.iter_mut().find(|s| s.token == token) {
                 slot.waiter = None;
@@ -784,8 +929,10 @@ impl Connection {
         let line = encode(&Envelope::Shutdown);
         let _ = timeout_at(Instant::now() + Duration::from_millis(200), async {
             match &self.sink {
-                Sink::Task(out) => {
-                    let _ = out.send(line).await;
+                Sink::Outbox(outbox) => {
+                    outbox.push(|out| out.extend_from_slice(&line));
+                    outbox.lock().finish = true;
+                    outbox.ready.notify_one();
                 }
                 Sink::Direct(writer) => {
                     let mut w = writer.lock().await;
@@ -811,38 +958,56 @@ impl Drop for Connection {
     }
 }
 
+/// The writer task of a correlated session: writes whatever requests
+/// accumulated in the outbox in one go, so concurrent requests share a
+/// system call, and a lone request is written as soon as it is queued.
 async fn write_loop<W: AsyncWrite + Unpin>(
-    mut writer: BufWriter<W>,
-    mut rx: mpsc::Receiver<Vec<u8>>,
+    mut writer: W,
+    outbox: Arc<Outbox>,
     shared: Arc<Shared>,
 ) {
-    while let Some(line) = rx.recv().await {
-        let mut result = writer.write_all(&line).await;
-        // Batch whatever else is already queued into the same flush.
-        while result.is_ok() {
-            match rx.try_recv() {
-                Ok(more) => result = writer.write_all(&more).await,
-                Err(_) => break,
+    /// A batch buffer grown past this by a burst is not kept for reuse.
+    const KEEP_BYTES: usize = 1 << 20;
+    let mut batch = Vec::with_capacity(64 * 1024);
+    loop {
+        let finish = {
+            let mut s = outbox.lock();
+            std::mem::swap(&mut s.buf, &mut batch);
+            s.finish
+        };
+        if !batch.is_empty() {
+            let mut result = writer.write_all(&batch).await;
+            if result.is_ok() {
+                result = writer.flush().await;
             }
+            if let Err(e) = result {
+                let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    CloseReason::EndOfOutput
+                } else {
+                    CloseReason::Io(e.to_string())
+                };
+                shared.close(reason, None);
+                return;
+            }
+            batch.clear();
+            if batch.capacity() > KEEP_BYTES {
+                batch = Vec::with_capacity(64 * 1024);
+            }
+            continue;
         }
-        if result.is_ok() {
-            result = writer.flush().await;
-        }
-        if let Err(e) = result {
-            let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                CloseReason::EndOfOutput
-            } else {
-                CloseReason::Io(e.to_string())
-            };
-            shared.close(reason, None);
+        if finish {
+            // End of input too (R2: a provider also stops at EOF).
+            let _ = writer.shutdown().await;
             return;
         }
+        outbox.ready.notified().await;
     }
-    // All senders dropped: close the provider's input (end of input, R2).
-    let _ = writer.shutdown().await;
 }
 
-async fn read_loop<R: AsyncRead + Unpin>(mut lines: AsyncLineReader<R>, shared: Arc<Shared>) {
+async fn read_loop<R: AsyncRead + Unpin>(
+    mut lines: AsyncLineReader<LineWatch<R>>,
+    shared: Arc<Shared>,
+) {
     loop {
         match lines.next_line().await {
             None => {
@@ -858,6 +1023,10 @@ async fn read_loop<R: AsyncRead + Unpin>(mut lines: AsyncLineReader<R>, shared: 
                     "dropped a {discarded_bytes}-byte line over the cap"
                 ));
             }
+            Some(Err(_)) if shared.open_line.tripped() => {
+                shared.close_runaway();
+                return;
+            }
             Some(Err(e)) => {
                 shared.close(CloseReason::Io(e.to_string()), None);
                 return;
@@ -872,7 +1041,7 @@ enum Incoming {
     Reply {
         id: Option<String>,
         answer: Result<Answer, String>,
-        type_name: String,
+        type_name: Cow<'static, str>,
     },
     Noise,
 }
@@ -892,12 +1061,12 @@ fn classify(shared: &Shared, line: &[u8]) -> Incoming {
         Ok(Envelope::Frames { id, result }) => Incoming::Reply {
             id,
             answer: Ok(Answer::Frames(result)),
-            type_name: "frames".into(),
+            type_name: Cow::Borrowed("frames"),
         },
         Ok(Envelope::Verified { response }) => Incoming::Reply {
             id: None,
             answer: Ok(Answer::Verified(response)),
-            type_name: "verified".into(),
+            type_name: Cow::Borrowed("verified"),
         },
         Ok(Envelope::Error { id, code, message }) => Incoming::Reply {
             id,
@@ -905,7 +1074,7 @@ fn classify(shared: &Shared, line: &[u8]) -> Incoming {
                 code,
                 message: excerpt(&message, 1024),
             }),
-            type_name: "error".into(),
+            type_name: Cow::Borrowed("error"),
         },
         Ok(Envelope::Unknown { type_name, .. }) => noise(
             format!(
@@ -927,7 +1096,7 @@ fn classify(shared: &Shared, line: &[u8]) -> Incoming {
         }) if matches!(type_name.as_str(), "frames" | "verified" | "error") => Incoming::Reply {
             id,
             answer: Err(excerpt(&reason, 512)),
-            type_name,
+            type_name: Cow::Owned(type_name),
         },
         Err(e) => noise(
             format!(

@@ -316,13 +316,14 @@ impl Host {
         let (ledger, warnings) = self.ledger();
         let ledger = Arc::new(ledger);
         let query = Arc::new(query.clone());
+        let options = Arc::new(self.options.clone());
         let mut set = JoinSet::new();
         for (index, entry) in self.entries.iter().enumerate() {
             let client = Arc::clone(&entry.client);
             let id = entry.id.clone();
             let ledger = Arc::clone(&ledger);
             let query = Arc::clone(&query);
-            let options = self.options.clone();
+            let options = Arc::clone(&options);
             set.spawn(async move {
                 let report = query_one(client, id, &query, &ledger, deadline, &options).await;
                 (index, report)

@@ -178,6 +178,12 @@ impl HandshakeError {
     }
 }
 
+/// Longest `provider.name` accepted at the handshake, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// Longest `provider.version` accepted at the handshake, in bytes.
+pub const MAX_VERSION_BYTES: usize = 128;
+
 /// Check a received ack and build the descriptor, or say which rules it broke.
 pub fn check_ack(
     protocol_version: String,
@@ -186,8 +192,26 @@ pub fn check_ack(
     transport: TransportKind,
     label: &str,
 ) -> Result<ProviderDescriptor, HandshakeError> {
-    let violations =
+    let mut violations =
         validate::handshake_ack(&protocol_version, &info, &capabilities, PROTOCOL_VERSION);
+    // The name becomes the provider id, copied into every report and error,
+    // and the version is pinned in consent records: a peer must not be able
+    // to make either as large as a line.
+    for (path, value, max) in [
+        ("provider.name", &info.name, MAX_NAME_BYTES),
+        ("provider.version", &info.version, MAX_VERSION_BYTES),
+    ] {
+        if value.len() > max {
+            violations.push(validate::Violation {
+                anchor: validate::Anchor::H2,
+                path: path.to_owned(),
+                message: format!(
+                    "{} bytes long; this host accepts at most {max} (use a short identifier)",
+                    value.len()
+                ),
+            });
+        }
+    }
     let provider = if info.name.trim().is_empty() {
         label.to_owned()
     } else {

@@ -32,6 +32,7 @@ pub mod consent;
 pub mod error;
 pub mod fanout;
 pub mod handshake;
+mod line_watch;
 mod text;
 pub mod transport;
 pub mod usage;

@@ -168,3 +168,24 @@ fn c5_in_process_scope_lie_is_rejected_too() {
     let e = InProcessProvider::new(p).expect_err("rejected");
     assert!(e.anchors().contains(&Anchor::C5), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h2_a_name_longer_than_the_host_bound_is_rejected_not_copied_everywhere() {
+    // The name becomes the provider id in every report: a peer must not be
+    // able to make it as large as a line.
+    let long = "n".repeat(contextgraph_host::handshake::MAX_NAME_BYTES + 1);
+    let peer = script(ack(&long, true, false), |_| Vec::new());
+    match connect(peer, ConnectionOptions::default()).await {
+        Err(e @ HandshakeError::Rejected { .. }) => {
+            assert!(e.anchors().contains(&Anchor::H2), "{e}");
+            let text = e.to_string();
+            assert!(text.contains("provider.name"), "{text}");
+            assert!(
+                text.len() < 2048,
+                "the error stays short: {} bytes",
+                text.len()
+            );
+        }
+        other => panic!("expected an H2 rejection, got {other:?}"),
+    }
+}

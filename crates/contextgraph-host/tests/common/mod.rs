@@ -120,21 +120,6 @@ pub fn stdio_options() -> StdioOptions {
     }
 }
 
-/// The misbehaving provider in `mode` behind a filter that removes the
-/// first `skip` lines it writes (used for `garbage-lines`, which also writes
-/// noise before its handshake ack, to test noise between replies).
-pub fn misbehaving_filtered(mode: &str, name: &str, skip: usize) -> StdioCommand {
-    // perl, because `sed -u` reads byte by byte (minutes over the mode's
-    // 17 MiB line) and tail/mawk hold lines back until their buffer fills.
-    let script = format!(
-        "\"$0\" --mode {mode} --name {name} | perl -ne 'BEGIN {{ $| = 1 }} print if $. > {skip}'"
-    );
-    StdioCommand::new("/bin/sh")
-        .arg("-c")
-        .arg(script)
-        .arg(misbehaving_binary())
-}
-
 /// A host with one misbehaving provider per `(mode, name)`.
 pub async fn host_with(providers: &[(&str, &str)]) -> Host {
     let mut host = Host::new(HostOptions::default());
