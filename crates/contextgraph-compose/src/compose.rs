@@ -7,23 +7,26 @@ use contextgraph_types::{
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::hash::BuildHasherDefault;
+use std::num::NonZeroUsize;
 
 use crate::audit::{
     Audit, BudgetAudit, DuplicateBasis, Exclusion, FrameAudit, FrameStatus, Inclusion,
     OutcomeAudit, ProviderAudit,
 };
 use crate::budget::{water_fill, Budget, Claim};
-use crate::dedup::{group, regions_of, Candidate, Region};
+use crate::dedup::{group, regions_of, Candidate, Declared, Region};
 use crate::fence::{
     block_len_lower_bound, block_len_without_content, escaped_content_len, render_prompt,
     FenceAttributes, BLOCK_SEPARATOR, PREAMBLE,
 };
 use crate::hash::ContentSha256;
-use crate::keys::Keyer;
+use crate::keys::{Keyer, PassThrough};
 use crate::labels::{disambiguate, raw_label, LabelRequest};
 use crate::outcome::{ProviderOutcome, ProviderStatus, ViolationRecord};
+use crate::parallel::Workers;
 use crate::placement::{edges_first, Placement};
 
 /// How to compose.
@@ -37,6 +40,10 @@ pub struct Options {
     pub weights: BTreeMap<String, u32>,
     /// The instant retrieval was pinned to, copied into the usage report.
     pub as_of: Option<String>,
+    /// Threads for the per-frame passes (checks and SHA-256 of every
+    /// candidate): `None` uses what the machine offers (at most 8). The
+    /// result is identical for any value; only the time it takes changes.
+    pub threads: Option<NonZeroUsize>,
 }
 
 impl Options {
@@ -47,6 +54,7 @@ impl Options {
             placement: Placement::Stable,
             weights: BTreeMap::new(),
             as_of: None,
+            threads: None,
         }
     }
 
@@ -65,6 +73,13 @@ impl Options {
     /// The same options with an `as_of` for the usage report.
     pub fn with_as_of(mut self, as_of: impl Into<String>) -> Self {
         self.as_of = Some(as_of.into());
+        self
+    }
+
+    /// The same options with at most `threads` threads for the per-frame
+    /// passes (0 is taken as 1: everything on the calling thread).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN));
         self
     }
 
@@ -169,7 +184,15 @@ pub fn compose_with(
     let offered: usize = providers.iter().map(|p| p.offered_frames().len()).sum();
     let mut entries: Vec<FrameAudit> = Vec::with_capacity(offered);
     let mut regions: Vec<Region<'_>> = Vec::new();
-    let candidates = candidates(&providers, rehydrator, &keyer, &mut entries, &mut regions);
+    let workers = Workers::new(options.threads);
+    let candidates = candidates(
+        &providers,
+        rehydrator,
+        &keyer,
+        workers,
+        &mut entries,
+        &mut regions,
+    );
     let groups = group(&candidates, &regions);
     let n_groups = groups.groups.len();
 
@@ -337,21 +360,34 @@ pub fn compose_with(
         };
         statuses.push(status);
     }
-    for (c, status) in candidates.into_iter().zip(statuses) {
-        entries.push(FrameAudit {
-            frame: c.id,
-            content_sha256: Some(c.sha),
-            token_cost: c.cost,
-            status,
-        });
-    }
-    entries.sort_by(|a, b| {
+    // `entries` holds the frames excluded before dedup, in push order; the
+    // candidates are in canonical order already and share no (provider, id)
+    // with them. Sorting the few early ones and merging gives the canonical
+    // order without comparing the many candidates' strings.
+    let canonical = |a: &FrameAudit, b: &FrameAudit| {
         (&a.frame, &a.content_sha256, a.token_cost).cmp(&(
             &b.frame,
             &b.content_sha256,
             b.token_cost,
         ))
-    });
+    };
+    let mut early = entries;
+    early.sort_by(canonical);
+    let mut entries: Vec<FrameAudit> = Vec::with_capacity(early.len() + candidates.len());
+    let mut early = early.into_iter().peekable();
+    for (c, status) in candidates.into_iter().zip(statuses) {
+        let entry = FrameAudit {
+            frame: c.id,
+            content_sha256: Some(c.sha),
+            token_cost: c.cost,
+            status,
+        };
+        while let Some(e) = early.next_if(|e| canonical(e, &entry).is_lt()) {
+            entries.push(e);
+        }
+        entries.push(entry);
+    }
+    entries.extend(early);
 
     let mut provider_audits = Vec::with_capacity(providers.len());
     let mut usage = Vec::with_capacity(providers.len());
@@ -478,10 +514,15 @@ fn providers_in_order(outcomes: &[ProviderOutcome]) -> Result<Vec<&ProviderOutco
 /// their audit entry in `entries` now; the rest come back as candidates,
 /// sorted canonically, with content hashed, declared digests checked (D1),
 /// costs recomputed, and their `file` regions in `regions`.
+///
+/// The per-frame work runs on `workers` in contiguous chunks of the
+/// canonical order (see [`crate::parallel`]) and chunk results are merged in
+/// order, so the candidates are the same for any number of threads.
 fn candidates<'a>(
     providers: &[&'a ProviderOutcome],
     rehydrator: &dyn Rehydrate,
     keyer: &Keyer,
+    workers: Workers,
     entries: &mut Vec<FrameAudit>,
     regions: &mut Vec<Region<'a>>,
 ) -> Vec<Candidate<'a>> {
@@ -507,7 +548,7 @@ fn candidates<'a>(
     // D2: one id, one frame. A provider serving an id twice loses all copies,
     // which keeps the outcome independent of which copy arrived first.
     offered.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
-    let mut out = Vec::with_capacity(offered.len());
+    let mut jobs: Vec<Job<'a>> = Vec::with_capacity(offered.len());
     let mut k = 0;
     while k < offered.len() {
         let (p, frame) = offered[k];
@@ -521,37 +562,87 @@ fn candidates<'a>(
                 entries.push(excluded_early(f, provider_id, Exclusion::DuplicateId));
             }
         } else {
-            match candidate(p, provider_id, frame, rehydrator, keyer) {
-                Ok(c) => {
-                    regions_of(frame, out.len(), keyer, regions);
-                    out.push(c);
-                }
-                Err(reason) => entries.push(excluded_early(frame, provider_id, reason)),
-            }
+            jobs.push(Job {
+                provider: p,
+                provider_id,
+                frame,
+            });
         }
         k = end;
     }
-    // Second pass: hash inline content and check declared digests (D1). Kept
-    // apart from the first pass so that the metadata of many frames is read
-    // in one tight loop (its cache misses overlap) and hashing streams.
-    let mut mismatched = vec![false; out.len()];
-    for i in 0..out.len() {
-        if let Some(next) = out.get(i + TOUCH_AHEAD) {
-            touch(next.body.as_bytes());
+    drop(offered);
+
+    // Checks and metadata, in parallel chunks. Reference frames are left
+    // to the merge: rehydration is the host's, called from this thread only,
+    // in canonical order.
+    let built = workers.map_chunks(
+        &jobs,
+        |job| 256 + job.frame.content.as_ref().map_or(0, |c| c.len() / 32),
+        |_, chunk| build_chunk(chunk, keyer),
+    );
+    let mut out: Vec<Candidate<'a>> = Vec::with_capacity(jobs.len());
+    let mut fingerprints: Vec<u64> = Vec::with_capacity(jobs.len());
+    let mut position = vec![usize::MAX; jobs.len()];
+    let mut chunk_regions = Vec::with_capacity(built.len());
+    let mut first_job = 0;
+    for chunk in built {
+        let n_jobs = chunk.slots.len();
+        for (slot, (j, job)) in chunk
+            .slots
+            .into_iter()
+            .zip(jobs.iter().enumerate().skip(first_job))
+        {
+            let result = match slot {
+                Slot::Built(c, fingerprint) => Ok((c, fingerprint)),
+                // Hashed when rehydrated: never a hashing job, so no fingerprint.
+                Slot::Reference => reference_candidate(job, rehydrator, keyer).map(|c| (c, 0)),
+                Slot::Failed(reason) => Err(reason),
+            };
+            match result {
+                Ok((c, fingerprint)) => {
+                    position[j] = out.len();
+                    out.push(c);
+                    fingerprints.push(fingerprint);
+                }
+                Err(reason) => {
+                    entries.push(excluded_early(job.frame, job.provider_id, reason));
+                }
+            }
         }
-        let c = &mut out[i];
-        if let Cow::Borrowed(text) = c.body {
-            c.sha = ContentSha256::of(text.as_bytes());
-            mismatched[i] =
-                c.id.content_digest
-                    .as_deref()
-                    .is_some_and(|declared| !c.sha.matches(declared));
+        chunk_regions.push((first_job, chunk.regions));
+        first_job += n_jobs;
+    }
+    regions.reserve(chunk_regions.iter().map(|(_, r)| r.len()).sum());
+    for (first_job, rs) in chunk_regions {
+        for mut r in rs {
+            let at = position[first_job + r.candidate];
+            if at != usize::MAX {
+                r.candidate = at;
+                regions.push(r);
+            }
         }
+    }
+
+    let shas = hash_contents(&out, &fingerprints, workers);
+    let mut mismatched = Vec::new();
+    for (i, (c, hashed)) in out.iter_mut().zip(shas).enumerate() {
+        if let Some(sha) = hashed {
+            c.sha = sha;
+            // D1 on the digest parsed while building (32 bytes, in cache).
+            if c.declared.contradicts(&c.sha) {
+                mismatched.push(i);
+            }
+        }
+    }
+    if mismatched.is_empty() {
+        // The common case: nothing to take out, no index to remap.
+        return out;
     }
     let mut kept = Vec::with_capacity(out.len());
     let mut new_index = vec![usize::MAX; out.len()];
+    let mut next_mismatch = mismatched.into_iter().peekable();
     for (old, c) in out.into_iter().enumerate() {
-        if mismatched[old] {
+        if next_mismatch.next_if_eq(&old).is_some() {
             let status = FrameStatus::Excluded(Exclusion::DigestMismatch {
                 declared: c.id.content_digest.clone().unwrap_or_default(),
                 actual: c.sha.to_string(),
@@ -576,48 +667,95 @@ fn candidates<'a>(
     kept
 }
 
-fn candidate<'a>(
+/// One offered frame with a unique id, to be checked.
+struct Job<'a> {
     provider: usize,
     provider_id: &'a str,
     frame: &'a ContextFrame,
+}
+
+/// What the parallel pass made of one job.
+enum Slot<'a> {
+    /// An inline candidate (content not hashed yet) and its content fingerprint.
+    Built(Candidate<'a>, u64),
+    /// A reference frame: built by the merge, which rehydrates it.
+    Reference,
+    /// Excluded by a per-frame check.
+    Failed(Exclusion),
+}
+
+/// The parallel pass's output for one chunk of jobs.
+struct BuiltChunk<'a> {
+    /// One slot per job, in order.
+    slots: Vec<Slot<'a>>,
+    /// The `file` regions of the chunk's jobs, `candidate` being the job's
+    /// index within the chunk (remapped by the merge).
+    regions: Vec<Region<'a>>,
+}
+
+fn build_chunk<'a>(jobs: &[Job<'a>], keyer: &Keyer) -> BuiltChunk<'a> {
+    let mut slots = Vec::with_capacity(jobs.len());
+    let mut regions = Vec::with_capacity(jobs.len());
+    for (j, job) in jobs.iter().enumerate() {
+        let slot = if let FrameKind::Other(kind) = &job.frame.kind {
+            Slot::Failed(Exclusion::UnknownKind { kind: kind.clone() })
+        } else if job.frame.representation == Representation::Reference {
+            Slot::Reference
+        } else if let Some(text) = job.frame.content.as_deref() {
+            // Hashed (and D1-checked) in `hash_contents`.
+            let c = candidate(job, Cow::Borrowed(text), ContentSha256([0; 32]), keyer);
+            let fingerprint = fingerprint(text, &c.declared, keyer);
+            Slot::Built(c, fingerprint)
+        } else {
+            Slot::Failed(Exclusion::NoContent)
+        };
+        if !matches!(slot, Slot::Failed(_)) {
+            regions_of(job.frame, j, keyer, &mut regions);
+        }
+        slots.push(slot);
+    }
+    BuiltChunk { slots, regions }
+}
+
+/// A reference frame (P3) as a candidate: it carries no content, and only
+/// rehydrated bytes that hash to its `canonical_content_hash` give it one.
+fn reference_candidate<'a>(
+    job: &Job<'a>,
     rehydrator: &dyn Rehydrate,
     keyer: &Keyer,
 ) -> Result<Candidate<'a>, Exclusion> {
-    if let FrameKind::Other(kind) = &frame.kind {
-        return Err(Exclusion::UnknownKind { kind: kind.clone() });
-    }
-    let (body, sha) = if frame.representation == Representation::Reference {
-        // P3: a reference carries no content; only verified rehydration gives it one.
-        let Some(text) = rehydrator.rehydrate(provider_id, frame) else {
-            return Err(Exclusion::UnresolvableReference {
-                detail: "the host could not rehydrate it".to_owned(),
-            });
-        };
-        let sha = ContentSha256::of(text.as_bytes());
-        match frame.canonical_content_hash.as_deref() {
-            Some(declared) if sha.matches(declared) => {}
-            Some(declared) => {
-                return Err(Exclusion::UnresolvableReference {
-                    detail: format!(
-                        "the rehydrated bytes hash to {sha}, not to its canonical_content_hash {declared}"
-                    ),
-                })
-            }
-            None => {
-                return Err(Exclusion::UnresolvableReference {
-                    detail: "it has no canonical_content_hash to check rehydrated bytes against"
-                        .to_owned(),
-                })
-            }
-        }
-        (Cow::Owned(text), sha)
-    } else {
-        let Some(text) = frame.content.as_deref() else {
-            return Err(Exclusion::NoContent);
-        };
-        // Hashed (and D1-checked) in the second pass of `candidates`.
-        (Cow::Borrowed(text), ContentSha256([0; 32]))
+    let Some(text) = rehydrator.rehydrate(job.provider_id, job.frame) else {
+        return Err(Exclusion::UnresolvableReference {
+            detail: "the host could not rehydrate it".to_owned(),
+        });
     };
+    let sha = ContentSha256::of(text.as_bytes());
+    match job.frame.canonical_content_hash.as_deref() {
+        Some(declared) if sha.matches(declared) => {}
+        Some(declared) => {
+            return Err(Exclusion::UnresolvableReference {
+                detail: format!(
+                "the rehydrated bytes hash to {sha}, not to its canonical_content_hash {declared}"
+            ),
+            })
+        }
+        None => {
+            return Err(Exclusion::UnresolvableReference {
+                detail: "it has no canonical_content_hash to check rehydrated bytes against"
+                    .to_owned(),
+            })
+        }
+    }
+    Ok(candidate(job, Cow::Owned(text), sha, keyer))
+}
+
+fn candidate<'a>(
+    job: &Job<'a>,
+    body: Cow<'a, str>,
+    sha: ContentSha256,
+    keyer: &Keyer,
+) -> Candidate<'a> {
+    let frame = job.frame;
     let score = if frame.score.is_nan() {
         0.0
     } else {
@@ -627,19 +765,109 @@ fn candidate<'a>(
         frame.citation_label.as_deref(),
         &frame.title,
         &frame.id,
-        provider_id,
+        job.provider_id,
     );
-    Ok(Candidate {
-        id: frame.frame_id(provider_id),
-        provider_id,
-        provider,
+    Candidate {
+        id: frame.frame_id(job.provider_id),
+        provider_id: job.provider_id,
+        provider: job.provider,
         label: keyer.key(label),
         frame,
         cost: token_cost_of_len(body.len()),
+        declared: Declared::parse(frame.content_digest.as_deref()),
         body,
         sha,
         score,
-    })
+    }
+}
+
+/// A cheap, keyed fingerprint of content: its length and its declared
+/// digest, or, without a well-formed declaration, its first and last 16
+/// bytes. Byte-identical contents declared alike share a fingerprint, which
+/// is all the hashing pass needs to find repeats; it is a hint only, and
+/// [`hash_contents`] compares the bytes before reusing a digest (a provider
+/// declaring another frame's digest gains nothing but a failed comparison).
+fn fingerprint(text: &str, declared: &Declared, keyer: &Keyer) -> u64 {
+    let bytes = text.as_bytes();
+    match declared {
+        // Honest providers declare digests: no need to touch the content yet.
+        Declared::Digest(d) => keyer.hash_parts(bytes.len(), &d.0, &[]),
+        _ => {
+            let edge = bytes.len().min(16);
+            keyer.hash_parts(bytes.len(), &bytes[..edge], &bytes[bytes.len() - edge..])
+        }
+    }
+}
+
+/// The SHA-256 of every inline candidate's content (`None` for rehydrated
+/// ones, hashed already), in parallel chunks. Content byte-identical to an
+/// earlier candidate's (same fingerprint, then compared byte for byte, so
+/// nothing a provider declares is trusted) is not hashed again: it gets
+/// that candidate's digest, which is the digest it would have computed.
+fn hash_contents(
+    candidates: &[Candidate<'_>],
+    fingerprints: &[u64],
+    workers: Workers,
+) -> Vec<Option<ContentSha256>> {
+    // Each candidate is compared with the first one of its fingerprint at
+    // most, so hostile look-alikes cost one comparison each, never more.
+    let mut first: HashMap<u64, usize, BuildHasherDefault<PassThrough>> =
+        HashMap::with_capacity_and_hasher(candidates.len(), Default::default());
+    let mut same_as = vec![usize::MAX; candidates.len()];
+    for (i, c) in candidates.iter().enumerate() {
+        if matches!(c.body, Cow::Borrowed(_)) {
+            let j = *first.entry(fingerprints[i]).or_insert(i);
+            if j != i {
+                same_as[i] = j;
+            }
+        }
+    }
+    let hashed = workers.map_chunks(
+        candidates,
+        |c| c.body.len(),
+        |start, chunk| {
+            let mut out: Vec<Hashed> = Vec::with_capacity(chunk.len());
+            for (n, c) in chunk.iter().enumerate() {
+                if let Some(next) = chunk.get(n + TOUCH_AHEAD) {
+                    touch(next.body.as_bytes());
+                }
+                out.push(match c.body {
+                    Cow::Owned(_) => Hashed::Already,
+                    Cow::Borrowed(text) => {
+                        let j = same_as[start + n];
+                        if j != usize::MAX && candidates[j].body.as_bytes() == text.as_bytes() {
+                            Hashed::SameAs(j)
+                        } else {
+                            Hashed::Digest(ContentSha256::of(text.as_bytes()))
+                        }
+                    }
+                });
+            }
+            out
+        },
+    );
+    let mut shas: Vec<Option<ContentSha256>> = Vec::with_capacity(candidates.len());
+    for h in hashed.into_iter().flatten() {
+        let sha = match h {
+            Hashed::Already => None,
+            Hashed::Digest(sha) => Some(sha),
+            // `j` is the first candidate of its fingerprint, so it was hashed
+            // itself, and it comes earlier.
+            Hashed::SameAs(j) => shas[j],
+        };
+        shas.push(sha);
+    }
+    shas
+}
+
+/// The hashing pass's result for one candidate.
+enum Hashed {
+    /// Rehydrated: hashed when checked against its canonical hash.
+    Already,
+    /// The SHA-256 of its content.
+    Digest(ContentSha256),
+    /// Byte-identical to this earlier candidate's content.
+    SameAs(usize),
 }
 
 /// How many frames ahead of the one being hashed [`touch`] reads.

@@ -37,12 +37,44 @@ pub(crate) struct Candidate<'a> {
     pub body: Cow<'a, str>,
     /// SHA-256 of `body`, recomputed here.
     pub sha: ContentSha256,
+    /// The declared `content_digest`, parsed once while the frame is in
+    /// cache (D1 is then checked by comparing 32 bytes).
+    pub declared: Declared,
     /// B3 cost of `body`.
     pub cost: u32,
     /// Score clamped to [0, 1], NaN as 0.
     pub score: f32,
     /// The label it asks for (see [`crate::labels::raw_label`]), hashed.
     pub label: Keyed<'a>,
+}
+
+/// A frame's declared `content_digest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Declared {
+    /// None declared.
+    Absent,
+    /// `sha256:` + 64 lowercase hex, as bytes.
+    Digest(ContentSha256),
+    /// Anything else: it cannot be the digest of any content (D1).
+    Malformed,
+}
+
+impl Declared {
+    pub fn parse(declared: Option<&str>) -> Self {
+        match declared {
+            None => Declared::Absent,
+            Some(text) => ContentSha256::parse(text).map_or(Declared::Malformed, Declared::Digest),
+        }
+    }
+
+    /// Whether content hashing to `actual` contradicts this declaration (D1).
+    pub fn contradicts(&self, actual: &ContentSha256) -> bool {
+        match self {
+            Declared::Absent => false,
+            Declared::Digest(d) => d != actual,
+            Declared::Malformed => true,
+        }
+    }
 }
 
 /// One `file` provenance region of a candidate: the URI (hashed), the
@@ -113,8 +145,19 @@ pub(crate) fn group(candidates: &[Candidate<'_>], regions: &[Region<'_>]) -> Gro
     union_overlapping_regions(regions, &mut sets);
 
     let roots: Vec<usize> = (0..n).map(|i| sets.find(i)).collect();
-    let mut members: Vec<usize> = (0..n).collect();
-    members.sort_unstable_by_key(|&i| (roots[i], i));
+    // Members in (root, index) order by counting, O(n): roots are indices.
+    let mut start_of = vec![0usize; n + 1];
+    for &r in &roots {
+        start_of[r + 1] += 1;
+    }
+    for r in 0..n {
+        start_of[r + 1] += start_of[r];
+    }
+    let mut members = vec![0usize; n];
+    for (i, &r) in roots.iter().enumerate() {
+        members[start_of[r]] = i;
+        start_of[r] += 1;
+    }
     let mut groups = Vec::new();
     let mut start = 0;
     while start < n {

@@ -374,7 +374,17 @@ pub fn render_block(attributes: &FenceAttributes<'_>, content: &str, out: &mut S
 pub fn render_prompt<'a>(
     frames: impl IntoIterator<Item = (FenceAttributes<'a>, &'a str)>,
 ) -> String {
-    let mut out = String::new();
+    let frames: Vec<(FenceAttributes<'a>, &'a str)> = frames.into_iter().collect();
+    // Escaping only grows text, so this is a floor; one growth at most after it.
+    let floor: usize = frames
+        .iter()
+        .map(|(a, c)| block_len_lower_bound(a, c.len()) + BLOCK_SEPARATOR.len())
+        .sum();
+    let mut out = String::with_capacity(if frames.is_empty() {
+        0
+    } else {
+        PREAMBLE.len() + floor + floor / 16
+    });
     for (n, (attributes, content)) in frames.into_iter().enumerate() {
         if n == 0 {
             out.push_str(PREAMBLE);

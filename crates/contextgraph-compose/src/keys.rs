@@ -48,6 +48,15 @@ impl Keyer {
             text,
         }
     }
+
+    /// The hash of a length and two byte strings (a content fingerprint).
+    pub fn hash_parts(&self, len: usize, head: &[u8], tail: &[u8]) -> u64 {
+        let mut h = self.0.build_hasher();
+        h.write_usize(len);
+        h.write(head);
+        h.write(tail);
+        h.finish()
+    }
 }
 
 /// A map keyed by [`Keyed`] strings, using their precomputed hash as is.

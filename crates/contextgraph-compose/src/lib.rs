@@ -122,9 +122,11 @@ mod compose;
 mod dedup;
 pub mod fence;
 mod hash;
+pub mod html;
 mod keys;
 mod labels;
 mod outcome;
+mod parallel;
 mod placement;
 
 pub use audit::{
