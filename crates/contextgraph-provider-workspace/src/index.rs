@@ -2,11 +2,21 @@
 //! structures derived from them (BM25 postings, the symbol table and the
 //! reverse edges the proximity ranking walks).
 //!
+//! Terms are interned in a [`TermDict`]: a sorted, frozen part (one string
+//! blob plus offsets, exactly as loaded from the snapshot, so loading makes
+//! no per-term allocation) and a small hash-map tail for terms first seen
+//! after the load. Postings are addressed by term id: the frozen postings
+//! live in one flat arena, postings added later in a per-term tail.
+//!
 //! Updates are incremental: replacing or removing a file tombstones its chunk
 //! slots and appends new ones, adjusting document frequencies and lengths as
-//! it goes, so re-indexing one file costs that file, not the workspace.
-//! Postings of tombstoned slots are skipped at query time and swept by
-//! [`Index::compact_if_sparse`].
+//! it goes, so re-indexing one file costs that file's postings, not the
+//! workspace. Postings of tombstoned slots are skipped at query time and
+//! swept by [`Index::compact_if_sparse`].
+//!
+//! Records held by an index keep their [`ChunkRecord::terms`] *empty*: the
+//! terms live in the postings (see [`Index::chunk_terms`]), which is what
+//! keeps a large index small in memory.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +24,7 @@ use std::sync::Arc;
 use contextgraph_types::Timestamp;
 
 use crate::chunk::{Chunk, ChunkKind, ImportRef, SymbolInfo};
+use crate::codec::{Reader, Writer};
 use crate::lang::Language;
 use crate::tokenize::term_frequencies;
 use crate::walk::SkipReason;
@@ -45,7 +56,9 @@ pub struct ChunkRecord {
     pub recorded_at: Timestamp,
     /// When this content is known to have existed (never after `recorded_at`).
     pub valid_from: Timestamp,
-    /// Own-text term frequencies, sorted by term.
+    /// Own-text term frequencies, sorted by term. Filled by
+    /// [`build_chunk_records`]; empty in records read back from an [`Index`]
+    /// (which keeps them as postings: [`Index::chunk_terms`]).
     pub terms: Vec<(String, u32)>,
     /// Own-text token count (BM25 document length).
     pub doc_len: u32,
@@ -164,6 +177,8 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 }
 
 /// A live chunk slot: which file and which of its chunks.
+///
+/// Kept for API compatibility; the index itself addresses files by number.
 #[derive(Debug, Clone)]
 pub struct Slot {
     /// The file's path.
@@ -172,12 +187,89 @@ pub struct Slot {
     pub ordinal: u32,
 }
 
+/// `doc_lens` marker of a tombstoned slot (one array says both "alive" and
+/// "how long", so the postings loop touches a single cache line per entry).
+const DEAD: u32 = u32::MAX;
+
+/// A run of `(slot, tf)` postings.
+type PostingRun<'a> = &'a [(u32, u32)];
+
+/// Terms interned to dense ids.
+///
+/// Ids `0..frozen_len` are the frozen, sorted terms (looked up by binary
+/// search in one blob); later ids come from the tail map.
+#[derive(Debug, Default, Clone)]
+pub struct TermDict {
+    blob: String,
+    /// `frozen_len + 1` offsets into `blob`.
+    offsets: Vec<u32>,
+    tail: HashMap<Box<str>, u32>,
+    tail_terms: Vec<Box<str>>,
+}
+
+impl TermDict {
+    fn frozen_len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    fn frozen(&self, i: usize) -> &str {
+        &self.blob[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The id of `term`, if known.
+    pub fn get(&self, term: &str) -> Option<u32> {
+        let (mut lo, mut hi) = (0usize, self.frozen_len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.frozen(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid as u32),
+            }
+        }
+        self.tail.get(term).copied()
+    }
+
+    /// The term of an id.
+    pub fn term(&self, id: u32) -> Option<&str> {
+        let i = id as usize;
+        if i < self.frozen_len() {
+            Some(self.frozen(i))
+        } else {
+            self.tail_terms.get(i - self.frozen_len()).map(|t| &**t)
+        }
+    }
+
+    /// Number of distinct terms.
+    pub fn len(&self) -> usize {
+        self.frozen_len() + self.tail_terms.len()
+    }
+
+    /// Whether no term is known.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn intern(&mut self, term: &str) -> (u32, bool) {
+        if let Some(id) = self.get(term) {
+            return (id, false);
+        }
+        let id = self.len() as u32;
+        self.tail.insert(Box::from(term), id);
+        self.tail_terms.push(Box::from(term));
+        (id, true)
+    }
+}
+
 #[derive(Debug, Default, Clone)]
 struct Posting {
     /// Live documents containing the term.
     df: u32,
-    /// `(slot, term frequency)`, dead slots included until compaction.
-    list: Vec<(u32, u32)>,
+    /// Range of the frozen arena holding this term's loaded postings.
+    frozen: (u32, u32),
+    /// `(slot, tf)` added since the load, in slot order; dead slots included
+    /// until compaction.
+    extra: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone)]
@@ -186,13 +278,28 @@ struct FileEntry {
     first_slot: u32,
 }
 
+/// Where a slot's chunk lives: file number and chunk ordinal.
+#[derive(Debug, Clone, Copy)]
+struct SlotRef {
+    file: u32,
+    ordinal: u32,
+}
+
 /// The in-memory index.
 #[derive(Debug, Default, Clone)]
 pub struct Index {
-    files: HashMap<Arc<str>, FileEntry>,
-    slots: Vec<Option<Slot>>,
+    files: Vec<Option<FileEntry>>,
+    by_path: HashMap<Arc<str>, u32>,
+    slots: Vec<SlotRef>,
+    /// Per slot: BM25 length, or [`DEAD`].
     doc_lens: Vec<u32>,
-    postings: HashMap<String, Posting>,
+    /// Per slot: start of its term ids in `slot_term_ids` (one extra at the end).
+    slot_term_start: Vec<usize>,
+    slot_term_ids: Vec<u32>,
+    dict: TermDict,
+    postings: Vec<Posting>,
+    /// Frozen postings `(slot, tf)` of all terms, term after term.
+    arena: Vec<(u32, u32)>,
     /// Bare symbol name → defining slots.
     defs: HashMap<String, Vec<u32>>,
     /// Bare name → slots that call, reference or document it.
@@ -204,7 +311,8 @@ pub struct Index {
 }
 
 impl Index {
-    /// An index over `records`.
+    /// An index over `records` (whose `terms` must be filled, as
+    /// [`build_chunk_records`] does).
     pub fn from_records(records: impl IntoIterator<Item = FileRecord>) -> Index {
         let mut index = Index::default();
         for r in records {
@@ -215,12 +323,17 @@ impl Index {
 
     /// Number of files known (including content-gated ones).
     pub fn file_count(&self) -> usize {
-        self.files.len()
+        self.by_path.len()
     }
 
     /// Number of live chunks.
     pub fn chunk_count(&self) -> usize {
         self.live as usize
+    }
+
+    /// Number of distinct terms ever interned (live or not).
+    pub fn term_count(&self) -> usize {
+        self.dict.len()
     }
 
     /// Average live document length.
@@ -232,39 +345,105 @@ impl Index {
         }
     }
 
-    /// The record of a file.
+    fn entry(&self, rel_path: &str) -> Option<&FileEntry> {
+        let i = *self.by_path.get(rel_path)?;
+        self.files.get(i as usize)?.as_ref()
+    }
+
+    /// The record of a file (its chunks' `terms` are empty, see the module docs).
     pub fn file(&self, rel_path: &str) -> Option<&FileRecord> {
-        self.files.get(rel_path).map(|e| &e.record)
+        self.entry(rel_path).map(|e| &e.record)
     }
 
     /// All file records, in no particular order.
     pub fn records(&self) -> impl Iterator<Item = &FileRecord> {
-        self.files.values().map(|e| &e.record)
+        self.files.iter().flatten().map(|e| &e.record)
+    }
+
+    /// All file records with their chunks' `terms` filled back in from the
+    /// postings (costly: for export and tests, not for serving).
+    pub fn records_with_terms(&self) -> Vec<FileRecord> {
+        self.files
+            .iter()
+            .flatten()
+            .filter_map(|e| self.record_with_terms(&e.record.rel_path))
+            .collect()
+    }
+
+    /// One file's record with its chunks' `terms` filled back in.
+    pub fn record_with_terms(&self, rel_path: &str) -> Option<FileRecord> {
+        let e = self.entry(rel_path)?;
+        let mut r = e.record.clone();
+        for (i, c) in r.chunks.iter_mut().enumerate() {
+            c.terms = self.chunk_terms(e.first_slot + i as u32);
+        }
+        Some(r)
     }
 
     /// The slot ids of a file's chunks.
     pub fn file_slots(&self, rel_path: &str) -> impl Iterator<Item = u32> + '_ {
-        self.files
-            .get(rel_path)
+        self.entry(rel_path)
             .map(|e| e.first_slot..e.first_slot + e.record.chunks.len() as u32)
             .into_iter()
             .flatten()
     }
 
+    /// Whether a slot holds a live chunk.
+    pub fn is_live(&self, slot: u32) -> bool {
+        self.doc_lens.get(slot as usize).is_some_and(|&l| l != DEAD)
+    }
+
     /// A live slot's file path and chunk.
     pub fn chunk(&self, slot: u32) -> Option<(&str, &ChunkRecord)> {
-        let s = self.slots.get(slot as usize)?.as_ref()?;
-        let entry = self.files.get(&s.file)?;
+        if !self.is_live(slot) {
+            return None;
+        }
+        let s = self.slots.get(slot as usize)?;
+        let entry = self.files.get(s.file as usize)?.as_ref()?;
         entry
             .record
             .chunks
             .get(s.ordinal as usize)
-            .map(|c| (&*s.file, c))
+            .map(|c| (entry.record.rel_path.as_str(), c))
+    }
+
+    /// A live slot's own-text term frequencies, sorted by term.
+    pub fn chunk_terms(&self, slot: u32) -> Vec<(String, u32)> {
+        let Some((a, b)) = self.slot_term_range(slot) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, u32)> = self.slot_term_ids[a..b]
+            .iter()
+            .filter_map(|&id| {
+                let tf = self.tf_of(id, slot)?;
+                Some((self.dict.term(id)?.to_owned(), tf))
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    fn slot_term_range(&self, slot: u32) -> Option<(usize, usize)> {
+        let i = slot as usize;
+        Some((
+            *self.slot_term_start.get(i)?,
+            *self.slot_term_start.get(i + 1)?,
+        ))
+    }
+
+    fn tf_of(&self, id: u32, slot: u32) -> Option<u32> {
+        let p = self.postings.get(id as usize)?;
+        let frozen = &self.arena[p.frozen.0 as usize..p.frozen.1 as usize];
+        [frozen, p.extra.as_slice()].into_iter().find_map(|list| {
+            list.binary_search_by_key(&slot, |e| e.0)
+                .ok()
+                .map(|i| list[i].1)
+        })
     }
 
     /// Find a chunk by file and local id.
     pub fn find(&self, rel_path: &str, local_id: &str) -> Option<(u32, &ChunkRecord)> {
-        let e = self.files.get(rel_path)?;
+        let e = self.entry(rel_path)?;
         e.record
             .chunks
             .iter()
@@ -272,101 +451,137 @@ impl Index {
             .map(|i| (e.first_slot + i as u32, &e.record.chunks[i]))
     }
 
-    /// Insert or replace a file's record.
-    pub fn upsert(&mut self, record: FileRecord) {
+    /// Insert or replace a file's record. The chunks' `terms` go into the
+    /// postings (and are cleared in the stored record).
+    pub fn upsert(&mut self, mut record: FileRecord) {
         self.remove(&record.rel_path);
-        let file: Arc<str> = Arc::from(record.rel_path.as_str());
+        let file_no = self.files.len() as u32;
         let first_slot = self.slots.len() as u32;
-        for (ordinal, c) in record.chunks.iter().enumerate() {
+        if self.slot_term_start.is_empty() {
+            self.slot_term_start.push(0);
+        }
+        for (ordinal, c) in record.chunks.iter_mut().enumerate() {
             let slot = first_slot + ordinal as u32;
-            self.slots.push(Some(Slot {
-                file: file.clone(),
+            self.slots.push(SlotRef {
+                file: file_no,
                 ordinal: ordinal as u32,
-            }));
-            self.doc_lens.push(c.doc_len);
+            });
+            // DEAD is reserved: a (absurd) u32::MAX-token chunk is clamped.
+            let len = c.doc_len.min(DEAD - 1);
+            self.doc_lens.push(len);
             self.live += 1;
-            self.total_len += u64::from(c.doc_len);
-            for (term, tf) in &c.terms {
-                // get_mut first: cloning the key only for new terms saves one
-                // allocation per posting when loading a large index.
-                match self.postings.get_mut(term.as_str()) {
-                    Some(p) => {
-                        p.df += 1;
-                        p.list.push((slot, *tf));
-                    }
-                    None => {
-                        self.postings.insert(
-                            term.clone(),
-                            Posting {
-                                df: 1,
-                                list: vec![(slot, *tf)],
-                            },
-                        );
-                    }
+            self.total_len += u64::from(len);
+            for (term, tf) in std::mem::take(&mut c.terms) {
+                let (id, new) = self.dict.intern(&term);
+                if new {
+                    self.postings.push(Posting::default());
                 }
+                let p = &mut self.postings[id as usize];
+                p.df += 1;
+                p.extra.push((slot, tf));
+                self.slot_term_ids.push(id);
             }
-            if let Some(s) = &c.symbol {
-                if c.kind == ChunkKind::Symbol && !s.kind_label.starts_with("impl") {
-                    self.defs.entry(s.name.clone()).or_default().push(slot);
-                }
+            self.slot_term_start.push(self.slot_term_ids.len());
+            self.link(slot, c);
+        }
+        let path: Arc<str> = Arc::from(record.rel_path.as_str());
+        self.files.push(Some(FileEntry { record, first_slot }));
+        self.by_path.insert(path, file_no);
+    }
+
+    /// Record a chunk's names in the symbol, mention and import tables.
+    fn link(&mut self, slot: u32, c: &ChunkRecord) {
+        if let Some(s) = &c.symbol {
+            if c.kind == ChunkKind::Symbol && !s.kind_label.starts_with("impl") {
+                self.defs.entry(s.name.clone()).or_default().push(slot);
             }
-            for name in c.calls.iter().chain(&c.references).chain(&c.documents) {
-                self.mentions.entry(name.clone()).or_default().push(slot);
-            }
-            for imp in &c.imports {
-                for cand in &imp.candidates {
-                    self.importers.entry(cand.clone()).or_default().push(slot);
+        }
+        for name in c.calls.iter().chain(&c.references).chain(&c.documents) {
+            match self.mentions.get_mut(name.as_str()) {
+                Some(v) => v.push(slot),
+                None => {
+                    self.mentions.insert(name.clone(), vec![slot]);
                 }
             }
         }
-        self.files.insert(file, FileEntry { record, first_slot });
+        for imp in &c.imports {
+            for cand in &imp.candidates {
+                self.importers.entry(cand.clone()).or_default().push(slot);
+            }
+        }
     }
 
     /// Remove a file; returns its record when it was known.
     pub fn remove(&mut self, rel_path: &str) -> Option<FileRecord> {
-        let entry = self.files.remove(rel_path)?;
-        for (ordinal, c) in entry.record.chunks.iter().enumerate() {
+        let file_no = self.by_path.remove(rel_path)?;
+        let entry = self.files.get_mut(file_no as usize)?.take()?;
+        for ordinal in 0..entry.record.chunks.len() {
             let slot = entry.first_slot + ordinal as u32;
-            if let Some(s) = self.slots.get_mut(slot as usize) {
-                *s = None;
+            if let Some(len) = self.doc_lens.get_mut(slot as usize) {
+                if *len != DEAD {
+                    self.live = self.live.saturating_sub(1);
+                    self.total_len = self.total_len.saturating_sub(u64::from(*len));
+                }
+                *len = DEAD;
             }
-            self.live = self.live.saturating_sub(1);
-            self.total_len = self.total_len.saturating_sub(u64::from(c.doc_len));
-            for (term, _) in &c.terms {
-                if let Some(p) = self.postings.get_mut(term) {
-                    p.df = p.df.saturating_sub(1);
+            if let Some((a, b)) = self.slot_term_range(slot) {
+                for &id in &self.slot_term_ids[a..b] {
+                    if let Some(p) = self.postings.get_mut(id as usize) {
+                        p.df = p.df.saturating_sub(1);
+                    }
                 }
             }
-            // defs / mentions / importers keep the dead slot until compaction;
-            // readers skip dead slots, which keeps removal O(terms), not O(list).
+            // Postings, defs, mentions and importers keep the dead slot until
+            // compaction; readers skip dead slots, which keeps removal
+            // O(the file's terms), not O(posting lists).
         }
         Some(entry.record)
     }
 
-    /// Rebuild from the live records when over half the slots are dead, so
-    /// postings of deleted chunks stop costing query time and memory.
+    /// Rebuild densely when over half the slots are dead, so postings of
+    /// deleted chunks stop costing query time and memory.
     pub fn compact_if_sparse(&mut self) {
         let dead = self.slots.len() as u64 - u64::from(self.live);
         if dead > 1024 && dead > u64::from(self.live) {
-            let records: Vec<FileRecord> = self.files.drain().map(|(_, e)| e.record).collect();
-            *self = Index::from_records(records);
+            self.compact();
+        }
+    }
+
+    /// Rebuild densely (live slots only, every term frozen and sorted):
+    /// exactly what a snapshot round trip produces.
+    pub fn compact(&mut self) {
+        let mut w = Writer::default();
+        self.encode(&mut w);
+        if let Some(fresh) = Index::decode(&mut Reader::new(&w.buf)) {
+            *self = fresh;
         }
     }
 
     /// Number of live chunks containing `term`.
     pub fn df(&self, term: &str) -> u32 {
-        self.postings.get(term).map_or(0, |p| p.df)
+        self.dict
+            .get(term)
+            .and_then(|id| self.postings.get(id as usize))
+            .map_or(0, |p| p.df)
     }
 
     /// Live postings of `term`: `(slot, tf, doc_len)`.
     pub fn postings(&self, term: &str) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        self.postings
+        let (frozen, extra): (PostingRun<'_>, PostingRun<'_>) = match self
+            .dict
             .get(term)
-            .map(|p| p.list.as_slice())
-            .unwrap_or(&[])
-            .iter()
-            .filter(|(s, _)| matches!(self.slots.get(*s as usize), Some(Some(_))))
-            .map(|&(s, tf)| (s, tf, self.doc_lens[s as usize]))
+            .and_then(|id| self.postings.get(id as usize))
+        {
+            Some(p) => (
+                &self.arena[p.frozen.0 as usize..p.frozen.1 as usize],
+                &p.extra,
+            ),
+            None => (&[], &[]),
+        };
+        frozen.iter().chain(extra).filter_map(move |&(s, tf)| {
+            let len = self.doc_lens[s as usize];
+            (len != DEAD).then_some((s, tf, len))
+        })
     }
 
     fn live_only<'a>(&'a self, list: Option<&'a Vec<u32>>) -> impl Iterator<Item = u32> + 'a {
@@ -374,7 +589,7 @@ impl Index {
             .unwrap_or(&[])
             .iter()
             .copied()
-            .filter(|&s| matches!(self.slots.get(s as usize), Some(Some(_))))
+            .filter(|&s| self.is_live(s))
     }
 
     /// Live slots defining a bare name.
@@ -395,5 +610,281 @@ impl Index {
     /// Total number of slots ever allocated (live or dead).
     pub fn slot_capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Encode the live index (format v2 payload): file records without
+    /// terms, in slot order (so live slots renumber densely and
+    /// monotonically); the sorted term dictionary; then per term its
+    /// postings as delta-encoded slot varints and tf varints.
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        let mut order: Vec<&FileEntry> = self.files.iter().flatten().collect();
+        order.sort_by_key(|e| e.first_slot);
+        let mut remap: Vec<u32> = vec![DEAD; self.slots.len()];
+        let mut next = 0u32;
+        w.len(order.len());
+        for e in &order {
+            crate::codec::write_file(w, &e.record, false);
+            for i in 0..e.record.chunks.len() as u32 {
+                if let Some(m) = remap.get_mut((e.first_slot + i) as usize) {
+                    *m = next;
+                }
+                next += 1;
+            }
+        }
+        let mut terms: Vec<(&str, u32)> = (0..self.dict.len() as u32)
+            .filter(|&id| self.postings.get(id as usize).is_some_and(|p| p.df > 0))
+            .filter_map(|id| Some((self.dict.term(id)?, id)))
+            .collect();
+        terms.sort_unstable();
+        w.varint(terms.len() as u64);
+        for (t, _) in &terms {
+            w.varint(t.len() as u64);
+            w.raw(t.as_bytes());
+        }
+        let mut live: Vec<(u32, u32)> = Vec::new();
+        for (_, id) in &terms {
+            let p = &self.postings[*id as usize];
+            live.clear();
+            let frozen = &self.arena[p.frozen.0 as usize..p.frozen.1 as usize];
+            live.extend(
+                frozen
+                    .iter()
+                    .chain(&p.extra)
+                    .filter(|(s, _)| self.is_live(*s))
+                    .map(|&(s, tf)| (remap[s as usize], tf)),
+            );
+            w.varint(live.len() as u64);
+            let mut prev = 0u32;
+            for (i, &(s, tf)) in live.iter().enumerate() {
+                // First entry absolute, then gaps (strictly positive).
+                w.varint(u64::from(if i == 0 { s } else { s - prev }));
+                w.varint(u64::from(tf));
+                prev = s;
+            }
+        }
+    }
+
+    /// Decode a v2 payload written by [`encode`](Self::encode). `None` on
+    /// any inconsistency (out-of-range slot, unsorted dictionary, bad UTF-8,
+    /// trailing bytes): the caller treats the index as untrusted.
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Option<Index> {
+        let mut index = Index::default();
+        let n_files = r.len_prefix()?;
+        index.files.reserve(n_files);
+        for file_no in 0..n_files {
+            let record = crate::codec::read_file(r, false)?;
+            let first_slot = index.slots.len() as u32;
+            for (ordinal, c) in record.chunks.iter().enumerate() {
+                let slot = first_slot + ordinal as u32;
+                index.slots.push(SlotRef {
+                    file: file_no as u32,
+                    ordinal: ordinal as u32,
+                });
+                let len = c.doc_len.min(DEAD - 1);
+                index.doc_lens.push(len);
+                index.total_len += u64::from(len);
+                index.link(slot, c);
+            }
+            let path: Arc<str> = Arc::from(record.rel_path.as_str());
+            if index.by_path.insert(path, file_no as u32).is_some() {
+                return None; // the same path twice
+            }
+            index.files.push(Some(FileEntry { record, first_slot }));
+        }
+        let n_slots = index.slots.len();
+        index.live = u32::try_from(n_slots).ok()?;
+        let n_terms = r.varint_len()?;
+        let mut blob = String::new();
+        let mut offsets: Vec<u32> = Vec::with_capacity(n_terms + 1);
+        offsets.push(0);
+        for i in 0..n_terms {
+            let len = r.varint_len()?;
+            let term = std::str::from_utf8(r.take(len)?).ok()?;
+            if i > 0 {
+                let prev = &blob[offsets[i - 1] as usize..];
+                if prev >= term {
+                    return None; // not strictly sorted
+                }
+            }
+            blob.push_str(term);
+            offsets.push(u32::try_from(blob.len()).ok()?);
+        }
+        index.dict = TermDict {
+            blob,
+            offsets,
+            ..TermDict::default()
+        };
+        let mut per_slot: Vec<usize> = vec![0; n_slots + 1];
+        index.postings.reserve(n_terms);
+        for _ in 0..n_terms {
+            let count = r.varint_len()?;
+            let start = u32::try_from(index.arena.len()).ok()?;
+            let mut prev = 0u64;
+            for i in 0..count {
+                let gap = r.varint()?;
+                if i > 0 && gap == 0 {
+                    return None;
+                }
+                let slot = if i == 0 { gap } else { prev.checked_add(gap)? };
+                let tf = u32::try_from(r.varint()?).ok()?;
+                if slot >= n_slots as u64 || tf == 0 {
+                    return None;
+                }
+                index.arena.push((slot as u32, tf));
+                per_slot[slot as usize] += 1;
+                prev = slot;
+            }
+            let end = u32::try_from(index.arena.len()).ok()?;
+            index.postings.push(Posting {
+                df: u32::try_from(count).ok()?,
+                frozen: (start, end),
+                extra: Vec::new(),
+            });
+        }
+        // Invert the postings into per-slot term ids (removal needs them).
+        let mut starts: Vec<usize> = Vec::with_capacity(n_slots + 1);
+        let mut acc = 0usize;
+        for c in &per_slot[..n_slots] {
+            starts.push(acc);
+            acc += c;
+        }
+        starts.push(acc);
+        let mut fill = starts.clone();
+        index.slot_term_ids = vec![0; acc];
+        for (id, p) in index.postings.iter().enumerate() {
+            for &(s, _) in &index.arena[p.frozen.0 as usize..p.frozen.1 as usize] {
+                let at = &mut fill[s as usize];
+                index.slot_term_ids[*at] = id as u32;
+                *at += 1;
+            }
+        }
+        index.slot_term_start = starts;
+        Some(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
+        FileRecord {
+            rel_path: path.into(),
+            content_hash: [1; 32],
+            size: 1,
+            mtime_ns: Some(7),
+            language: Language::detect(path),
+            skipped: None,
+            chunks: chunks
+                .iter()
+                .enumerate()
+                .map(|(i, terms)| ChunkRecord {
+                    kind: ChunkKind::Snippet,
+                    local_id: format!("L{i}"),
+                    title: format!("t{i}"),
+                    symbol: None,
+                    start_line: 1 + i as u32,
+                    end_line: 1 + i as u32,
+                    byte_len: 1,
+                    digest: [2; 32],
+                    method: "window".into(),
+                    outline: None,
+                    recorded_at: Timestamp::from_unix(1, 0),
+                    valid_from: Timestamp::from_unix(1, 0),
+                    terms: terms.iter().map(|(t, n)| ((*t).to_owned(), *n)).collect(),
+                    doc_len: terms.iter().map(|x| x.1).sum(),
+                    calls: vec!["callee".into()],
+                    references: Vec::new(),
+                    documents: Vec::new(),
+                    imports: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    fn roundtrip(index: &Index) -> Index {
+        let mut w = Writer::default();
+        index.encode(&mut w);
+        let mut r = Reader::new(&w.buf);
+        let out = Index::decode(&mut r).expect("decodes");
+        assert!(r.is_empty());
+        out
+    }
+
+    fn sorted(mut v: Vec<FileRecord>) -> Vec<FileRecord> {
+        v.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+        v
+    }
+
+    #[test]
+    fn v2_payload_round_trips_records_terms_and_statistics() {
+        let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)], &[("beta", 3)]]);
+        let b = record("b.rs", &[&[("alpha", 1), ("gamma", 1)]]);
+        let index = Index::from_records([a.clone(), b.clone()]);
+        let back = roundtrip(&index);
+        assert_eq!(sorted(back.records_with_terms()), sorted(vec![a, b]));
+        assert_eq!(
+            (back.df("alpha"), back.df("beta"), back.df("nope")),
+            (2, 2, 0)
+        );
+        assert_eq!(back.avg_len(), index.avg_len());
+        assert_eq!(back.mentions_of("callee").count(), 3);
+        let mut p: Vec<_> = back.postings("beta").collect();
+        p.sort_unstable();
+        assert_eq!(p.iter().map(|x| x.1).collect::<Vec<_>>(), [1, 3]);
+    }
+
+    #[test]
+    fn edits_after_a_load_touch_only_that_files_postings_and_compact_to_a_fresh_build() {
+        let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)]]);
+        let b = record("b.rs", &[&[("beta", 1)]]);
+        let mut loaded = roundtrip(&Index::from_records([a.clone(), b.clone()]));
+        // New version of a.rs: one term gone, one new (lands in the dictionary tail).
+        let a2 = record("a.rs", &[&[("beta", 4), ("delta", 1)]]);
+        loaded.upsert(a2.clone());
+        assert_eq!(
+            (loaded.df("alpha"), loaded.df("beta"), loaded.df("delta")),
+            (0, 2, 1)
+        );
+        assert_eq!(loaded.postings("alpha").count(), 0, "dead slot skipped");
+        assert_eq!(loaded.chunk_count(), 2);
+        let fresh = Index::from_records([b.clone(), a2.clone()]);
+        let mut compacted = loaded.clone();
+        compacted.compact();
+        assert_eq!(compacted.slot_capacity(), 2, "dead slots swept");
+        for ix in [&loaded, &compacted] {
+            assert_eq!(
+                sorted(ix.records_with_terms()),
+                sorted(fresh.records_with_terms())
+            );
+            assert_eq!(ix.avg_len(), fresh.avg_len());
+            for t in ["alpha", "beta", "delta"] {
+                assert_eq!(ix.df(t), fresh.df(t), "{t}");
+            }
+        }
+        loaded.remove("b.rs");
+        assert_eq!((loaded.df("beta"), loaded.file_count()), (1, 1));
+    }
+
+    #[test]
+    fn corrupt_v2_payloads_are_refused_not_trusted() {
+        let index = Index::from_records([record("a.rs", &[&[("alpha", 2), ("beta", 1)]])]);
+        let mut w = Writer::default();
+        index.encode(&mut w);
+        let good = w.buf;
+        for cut in 0..good.len() {
+            let mut r = Reader::new(&good[..cut]);
+            assert!(
+                Index::decode(&mut r).is_none_or(|_| !r.is_empty()),
+                "a payload cut at {cut} bytes must not decode whole"
+            );
+        }
+        // Unsorted dictionary: swap the two terms' first letters.
+        let mut bad = good.clone();
+        let at = bad.windows(5).position(|x| x == b"alpha").expect("alpha");
+        let bt = bad.windows(4).position(|x| x == b"beta").expect("beta");
+        bad[at] = b'c';
+        bad[bt] = b'a';
+        assert!(Index::decode(&mut Reader::new(&bad)).is_none());
     }
 }

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 pub mod chunk;
+mod codec;
 pub mod graph;
 pub mod index;
 pub mod lang;

@@ -19,7 +19,7 @@ use crate::chunk::{chunk_file, LineIndex};
 use crate::graph::Graph;
 use crate::index::{build_chunk_records, sha256, ChunkRecord, FileRecord, Index};
 use crate::lang::Language;
-use crate::rank::search;
+use crate::rank::{contains_phrase, phrase_words, search_with_phrase};
 use crate::store::{cache_dir_for, default_cache_base, JournalEntry, Store, StoreError};
 use crate::uri::{file_uri, CONTENT_REF_SCHEME};
 use crate::walk::{content_gate, walk, SkipReason, WalkOptions, WalkedFile};
@@ -210,9 +210,9 @@ impl WorkspaceProvider {
         let mut source = IndexSource::Built;
         let mut index = Index::default();
         if let Some(s) = &store {
-            match s.load() {
-                Ok(Some((records, _))) => {
-                    index = Index::from_records(records);
+            match s.load_index() {
+                Ok(Some((loaded, _))) => {
+                    index = loaded;
                     source = IndexSource::Loaded;
                 }
                 Ok(None) => {}
@@ -332,7 +332,12 @@ impl WorkspaceProvider {
                         && prev.skipped == record.skipped =>
                 {
                     report.touched += 1;
-                    let mut kept = prev;
+                    // Records held by the index keep their terms in the
+                    // postings: take them back for the re-upsert and journal.
+                    let mut kept = self
+                        .read_index()
+                        .record_with_terms(&prev.rel_path)
+                        .unwrap_or(prev);
                     kept.mtime_ns = record.mtime_ns;
                     kept.size = record.size;
                     record = kept;
@@ -343,26 +348,37 @@ impl WorkspaceProvider {
             upserts.push(record);
         }
         report.removed = removed.len();
+        // Decided before applying: a snapshot is written from the index
+        // itself, so the records can move into it (no copy of every term
+        // string during a cold build); only a journal append needs them kept.
+        let snapshot = shared.store.as_ref().is_some_and(|store| {
+            let journal_large = store.journal_bytes() > 64 * 1024
+                && store.journal_bytes() * 4 > store.snapshot_bytes();
+            full_snapshot || journal_large || store.snapshot_bytes() == 0
+        });
+        let journal_upserts: Vec<FileRecord> = if snapshot || shared.store.is_none() {
+            Vec::new()
+        } else {
+            upserts.clone()
+        };
         {
             let mut index = shared.index.write().unwrap_or_else(|p| p.into_inner());
             for r in &removed {
                 index.remove(r);
             }
-            for r in &upserts {
-                index.upsert(r.clone());
+            for r in upserts {
+                index.upsert(r);
             }
             index.compact_if_sparse();
         }
         if let Some(store) = &shared.store {
-            let journal_large = store.journal_bytes() > 64 * 1024
-                && store.journal_bytes() * 4 > store.snapshot_bytes();
-            if full_snapshot || journal_large || store.snapshot_bytes() == 0 {
+            if snapshot {
                 let index = self.read_index();
-                store.write_snapshot(index.records())?;
+                store.write_index(&index)?;
             } else if report.changed_anything() {
                 let mut entries: Vec<JournalEntry> =
                     removed.into_iter().map(JournalEntry::Delete).collect();
-                entries.extend(upserts.into_iter().map(JournalEntry::Upsert));
+                entries.extend(journal_upserts.into_iter().map(JournalEntry::Upsert));
                 store.append(&entries)?;
             }
         }
@@ -705,12 +721,39 @@ impl Provider for WorkspaceProvider {
             query.accepts_kind(&c.kind.frame_kind())
                 && pin.is_none_or(|p| c.recorded_at <= p && c.valid_from <= p)
         };
-        let ranked = search(&graph, query.match_text(), &query.anchors, &accept);
+        let files: std::cell::RefCell<HashMap<String, Option<Vec<u8>>>> = Default::default();
+        let words = phrase_words(query.match_text());
+        let has_phrase = |slot: u32| -> bool {
+            let Some((rel, c)) = index.chunk(slot) else {
+                return false;
+            };
+            let mut files = files.borrow_mut();
+            let Some(bytes) = files
+                .entry(rel.to_owned())
+                .or_insert_with(|| std::fs::read(self.shared.root.join(rel)).ok())
+                .as_deref()
+            else {
+                return false;
+            };
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                return false;
+            };
+            LineIndex::new(text)
+                .slice(text, c.start_line, c.end_line)
+                .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
+        };
+        let ranked = search_with_phrase(
+            &graph,
+            query.match_text(),
+            &query.anchors,
+            &accept,
+            &has_phrase,
+        );
+        let mut files = files.into_inner();
         let budget = u64::from(query.max_tokens);
         let want = (query.max_frames as usize)
             .saturating_mul(4)
             .clamp(32, MAX_MATERIALIZED);
-        let mut files = HashMap::new();
         let mut frames = Vec::new();
         let mut left_out: u64 = 0;
         for r in &ranked {

@@ -33,6 +33,30 @@ const MAX_PROXIMITY_ONLY: usize = 50;
 /// answers are bounded by `max_frames` and budgets far below this).
 const MAX_LEXICAL_CANDIDATES: usize = 2000;
 
+/// Weight of an exact phrase match (the query's words, in order, inside the
+/// chunk: a pasted error message or string literal). Lifts the raw score
+/// towards 1 by this share of the remaining headroom, so scores stay in [0, 1].
+const W_PHRASE: f32 = 0.5;
+/// Best lexical candidates checked for the exact phrase (each check reads
+/// the chunk's bytes).
+const PHRASE_CANDIDATES: usize = 20;
+/// Fewest query words for which a phrase match means something.
+const PHRASE_MIN_WORDS: usize = 3;
+
+/// The words of `text` for phrase matching: lowercase alphanumeric runs, in
+/// order, punctuation and format placeholders (`{}`) dropped.
+pub fn phrase_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `words` occur contiguously, in order, in `haystack_words`.
+pub fn contains_phrase(haystack_words: &[String], words: &[String]) -> bool {
+    !words.is_empty() && haystack_words.windows(words.len()).any(|w| w == words)
+}
+
 /// A ranked candidate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ranked {
@@ -52,6 +76,22 @@ pub fn search(
     text: &str,
     anchors: &[String],
     accept: &dyn Fn(&ChunkRecord) -> bool,
+) -> Vec<Ranked> {
+    search_with_phrase(graph, text, anchors, accept, &|_| false)
+}
+
+/// [`search`], plus an exact-phrase signal: when the query has at least
+/// [`PHRASE_MIN_WORDS`] words, `has_phrase(slot)` is asked for the best
+/// lexical candidates (it reads the chunk's bytes and answers whether they
+/// hold the query's words in order, see [`phrase_words`]); matching chunks
+/// are lifted, the innermost one when matches nest (a function, not the
+/// `impl` around it). The G4 halves are kept.
+pub fn search_with_phrase(
+    graph: &Graph<'_>,
+    text: &str,
+    anchors: &[String],
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+    has_phrase: &dyn Fn(u32) -> bool,
 ) -> Vec<Ranked> {
     let index = graph.index;
     let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
@@ -103,9 +143,29 @@ pub fn search(
     }
     // Only the best lexical matches go on to the (costlier) combined scoring.
     touched.retain(|&s| accepted(s));
-    touched.sort_unstable_by(|a, b| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b)));
-    touched.truncate(MAX_LEXICAL_CANDIDATES);
+    let best_first =
+        |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
+    // Partial selection: the top candidates in O(n), sorting only those
+    // (a common-word query touches a large share of all chunks).
+    if touched.len() > MAX_LEXICAL_CANDIDATES {
+        touched.select_nth_unstable_by(MAX_LEXICAL_CANDIDATES, best_first);
+        touched.truncate(MAX_LEXICAL_CANDIDATES);
+    }
+    touched.sort_unstable_by(best_first);
     let lexical: HashMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
+    let phrase_hits: HashSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
+        innermost(
+            index,
+            touched
+                .iter()
+                .take(PHRASE_CANDIDATES)
+                .copied()
+                .filter(|&s| has_phrase(s))
+                .collect(),
+        )
+    } else {
+        HashSet::new()
+    };
     drop(acc);
     drop(hits);
 
@@ -153,7 +213,10 @@ pub fn search(
                 .map_or(0.0, |s| {
                     name_score(&terms, &whole_query, &s.name, &s.qualified)
                 });
-            let raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox).clamp(0.0, 1.0);
+            let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox).clamp(0.0, 1.0);
+            if phrase_hits.contains(&slot) {
+                raw += W_PHRASE * (1.0 - raw);
+            }
             let is_anchored = anchored.contains(&slot);
             let score = match (any_anchored, is_anchored) {
                 (false, _) => raw,
@@ -170,6 +233,25 @@ pub fn search(
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot)));
     out
+}
+
+/// Of phrase-matching slots, those not enclosing another match of the same
+/// file (the enclosing chunk's bytes contain its nested chunks').
+fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> HashSet<u32> {
+    let span = |s: u32| index.chunk(s).map(|(f, c)| (f, c.start_line, c.end_line));
+    hits.iter()
+        .copied()
+        .filter(|&outer| {
+            let Some((f, a, b)) = span(outer) else {
+                return false;
+            };
+            !hits.iter().any(|&inner| {
+                inner != outer
+                    && span(inner)
+                        .is_some_and(|(g, c, d)| g == f && a <= c && d <= b && (a, b) != (c, d))
+            })
+        })
+        .collect()
 }
 
 /// How well a symbol's name matches the query: 1 for the exact name, else

@@ -12,6 +12,15 @@
 //!
 //! # Format and trust
 //!
+//! Both files start with a magic, the format version and the workspace path.
+//! Format 2 (the snapshot) holds the file and chunk records without their
+//! terms, then the sorted term dictionary, then per term its postings as
+//! delta-encoded slot varints with tf varints: loading is one read and a
+//! linear decode, with no allocation per term. The journal holds whole
+//! records (terms as strings), replayed onto the loaded index. Format 1
+//! (terms as strings inside every chunk record) is detected by its version
+//! and rebuilt.
+//!
 //! Both files start with a magic, the format version and the workspace path;
 //! every snapshot payload and every journal entry carries its SHA-256. On load
 //! a wrong magic, another version, another workspace, a checksum mismatch, a
@@ -25,19 +34,15 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use contextgraph_types::Timestamp;
-
-use crate::chunk::{ChunkKind, ImportRef, SymbolInfo};
-use crate::index::{sha256, ChunkRecord, FileRecord};
-use crate::lang::Language;
-use crate::walk::SkipReason;
+use crate::codec::{Reader, Writer};
+use crate::index::{sha256, FileRecord, Index};
 
 /// Environment variable overriding the cache base directory.
 pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 
 /// Bumped whenever the encoding or the chunking changes meaning: an index
 /// written by another version is rebuilt, never reinterpreted.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
@@ -134,9 +139,21 @@ impl Store {
             .sum()
     }
 
-    /// Load the snapshot and replay the journal. `Ok(None)` when there is no
-    /// index yet; `Err(Untrusted)` when there is one that must not be used.
+    /// Load the snapshot and replay the journal, as file records with their
+    /// terms filled in. `Ok(None)` when there is no index yet;
+    /// `Err(Untrusted)` when there is one that must not be used. Serving
+    /// uses the faster [`load_index`](Self::load_index).
     pub fn load(&self) -> Result<Option<(Vec<FileRecord>, u64)>, StoreError> {
+        Ok(self
+            .load_index()?
+            .map(|(index, n)| (index.records_with_terms(), n)))
+    }
+
+    /// Load the snapshot (one read, no per-term allocation) and replay the
+    /// journal onto it. `Ok(None)` when there is no index yet;
+    /// `Err(Untrusted)` when there is one that must not be used (another
+    /// format version, another workspace, corrupt or truncated).
+    pub fn load_index(&self) -> Result<Option<(Index, u64)>, StoreError> {
         let snap = self.snapshot_path();
         let bytes = match fs::read(&snap) {
             Ok(b) => b,
@@ -148,23 +165,18 @@ impl Store {
             why: why.to_owned(),
         };
         let mut r = Reader::new(&bytes);
-        let (payload, snapshot_id) = self
-            .read_header(&mut r, SNAPSHOT_MAGIC)
-            .and_then(|_| {
-                let digest = r.array32()?;
+        self.read_header(&mut r, SNAPSHOT_MAGIC)
+            .map_err(|why| untrusted(&snap, &why))?;
+        let (payload, snapshot_id) = r
+            .array32()
+            .and_then(|digest| {
                 let payload = r.rest();
                 (sha256(payload) == digest).then_some((payload, digest))
             })
-            .ok_or_else(|| untrusted(&snap, "bad header or checksum"))?;
+            .ok_or_else(|| untrusted(&snap, "checksum mismatch (corrupt or truncated)"))?;
         let mut p = Reader::new(payload);
-        let mut files = std::collections::BTreeMap::new();
-        let count = p
-            .len_prefix()
-            .ok_or_else(|| untrusted(&snap, "truncated"))?;
-        for _ in 0..count {
-            let rec = read_file(&mut p).ok_or_else(|| untrusted(&snap, "undecodable record"))?;
-            files.insert(rec.rel_path.clone(), rec);
-        }
+        let mut index =
+            Index::decode(&mut p).ok_or_else(|| untrusted(&snap, "undecodable index"))?;
         if !p.is_empty() {
             return Err(untrusted(&snap, "trailing bytes"));
         }
@@ -174,7 +186,7 @@ impl Store {
             Ok(jb) => {
                 let mut r = Reader::new(&jb);
                 self.read_header(&mut r, JOURNAL_MAGIC)
-                    .ok_or_else(|| untrusted(&journal, "bad header"))?;
+                    .map_err(|why| untrusted(&journal, &why))?;
                 if r.array32() != Some(snapshot_id) {
                     return Err(untrusted(&journal, "journal belongs to another snapshot"));
                 }
@@ -189,11 +201,9 @@ impl Store {
                         .ok_or_else(|| untrusted(&journal, "corrupt entry"))?;
                     journal_entries += 1;
                     match entry {
-                        JournalEntry::Upsert(rec) => {
-                            files.insert(rec.rel_path.clone(), rec);
-                        }
+                        JournalEntry::Upsert(rec) => index.upsert(rec),
                         JournalEntry::Delete(path) => {
-                            files.remove(&path);
+                            index.remove(&path);
                         }
                     }
                 }
@@ -206,13 +216,28 @@ impl Store {
                 })
             }
         }
-        Ok(Some((files.into_values().collect(), journal_entries)))
+        Ok(Some((index, journal_entries)))
     }
 
-    fn read_header(&self, r: &mut Reader<'_>, magic: &[u8; 8]) -> Option<()> {
-        (r.take(8)? == magic).then_some(())?;
-        (r.u32()? == FORMAT_VERSION).then_some(())?;
-        (r.str()? == self.root).then_some(())
+    /// Check magic, format version and workspace; the error says which.
+    fn read_header(&self, r: &mut Reader<'_>, magic: &[u8; 8]) -> Result<(), String> {
+        if r.take(8) != Some(&magic[..]) {
+            return Err("not a workspace index file (bad magic)".into());
+        }
+        match r.u32() {
+            Some(FORMAT_VERSION) => {}
+            Some(v) => {
+                return Err(format!(
+                    "written in index format {v}, this build reads format {FORMAT_VERSION}"
+                ))
+            }
+            None => return Err("truncated header".into()),
+        }
+        match r.str() {
+            Some(root) if root == self.root => Ok(()),
+            Some(_) => Err("index of another workspace".into()),
+            None => Err("truncated header".into()),
+        }
     }
 
     fn header(&self, magic: &[u8; 8]) -> Writer {
@@ -223,23 +248,25 @@ impl Store {
         w
     }
 
-    /// Write a fresh snapshot of `records` and start an empty journal.
+    /// Write a fresh snapshot of `records` (with their terms filled, as
+    /// built by [`build_chunk_records`](crate::index::build_chunk_records))
+    /// and start an empty journal.
     pub fn write_snapshot<'a>(
         &self,
         records: impl Iterator<Item = &'a FileRecord>,
     ) -> Result<(), StoreError> {
+        self.write_index(&Index::from_records(records.cloned()))
+    }
+
+    /// Write a fresh snapshot of `index` and start an empty journal.
+    pub fn write_index(&self, index: &Index) -> Result<(), StoreError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
         };
         fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        let mut records: Vec<&FileRecord> = records.collect();
-        records.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
         let mut payload = Writer::default();
-        payload.len(records.len());
-        for r in records {
-            write_file(&mut payload, r);
-        }
+        index.encode(&mut payload);
         let digest = sha256(&payload.buf);
         let mut out = self.header(SNAPSHOT_MAGIC);
         out.raw(&digest);
@@ -296,306 +323,11 @@ fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     fs::rename(&tmp, path)
 }
 
-// ---- encoding ------------------------------------------------------------
-
-#[derive(Default)]
-struct Writer {
-    buf: Vec<u8>,
-}
-
-impl Writer {
-    fn raw(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
-    }
-    fn u8(&mut self, v: u8) {
-        self.buf.push(v);
-    }
-    fn u32(&mut self, v: u32) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn i64(&mut self, v: i64) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn len(&mut self, n: usize) {
-        self.u32(u32::try_from(n).unwrap_or(u32::MAX));
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        self.len(b.len());
-        self.raw(b);
-    }
-    fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-    }
-    fn opt_str(&mut self, s: Option<&str>) {
-        match s {
-            Some(s) => {
-                self.u8(1);
-                self.str(s);
-            }
-            None => self.u8(0),
-        }
-    }
-    fn strs(&mut self, v: &[String]) {
-        self.len(v.len());
-        for s in v {
-            self.str(s);
-        }
-    }
-    fn ts(&mut self, t: Timestamp) {
-        self.i64(t.unix_seconds());
-        self.u32(t.subsec_nanos());
-    }
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn new(buf: &'a [u8]) -> Self {
-        Reader { buf }
-    }
-    fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-    fn rest(&mut self) -> &'a [u8] {
-        std::mem::take(&mut self.buf)
-    }
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.buf.len() {
-            return None;
-        }
-        let (a, b) = self.buf.split_at(n);
-        self.buf = b;
-        Some(a)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_le_bytes)
-    }
-    fn i64(&mut self) -> Option<i64> {
-        self.take(8)
-            .and_then(|b| b.try_into().ok())
-            .map(i64::from_le_bytes)
-    }
-    fn array32(&mut self) -> Option<[u8; 32]> {
-        self.take(32).and_then(|b| b.try_into().ok())
-    }
-    /// A count, refused when it exceeds the bytes left (each item takes at
-    /// least one byte), so a corrupt count cannot drive a huge allocation.
-    fn len_prefix(&mut self) -> Option<usize> {
-        let n = self.u32()? as usize;
-        (n <= self.buf.len()).then_some(n)
-    }
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
-    fn str(&mut self) -> Option<&'a str> {
-        self.bytes().and_then(|b| std::str::from_utf8(b).ok())
-    }
-    fn string(&mut self) -> Option<String> {
-        self.str().map(str::to_owned)
-    }
-    fn opt_string(&mut self) -> Option<Option<String>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => self.string().map(Some),
-            _ => None,
-        }
-    }
-    fn strings(&mut self) -> Option<Vec<String>> {
-        let n = self.len_prefix()?;
-        (0..n).map(|_| self.string()).collect()
-    }
-    fn ts(&mut self) -> Option<Timestamp> {
-        let secs = self.i64()?;
-        let nanos = self.u32()?;
-        (nanos < 1_000_000_000).then(|| Timestamp::from_unix(secs, nanos))
-    }
-}
-
-fn kind_tag(k: ChunkKind) -> u8 {
-    match k {
-        ChunkKind::Symbol => 0,
-        ChunkKind::Doc => 1,
-        ChunkKind::Snippet => 2,
-    }
-}
-
-fn kind_from(t: u8) -> Option<ChunkKind> {
-    Some(match t {
-        0 => ChunkKind::Symbol,
-        1 => ChunkKind::Doc,
-        2 => ChunkKind::Snippet,
-        _ => return None,
-    })
-}
-
-fn write_file(w: &mut Writer, f: &FileRecord) {
-    w.str(&f.rel_path);
-    w.raw(&f.content_hash);
-    w.u64(f.size);
-    match f.mtime_ns {
-        Some(m) => {
-            w.u8(1);
-            w.raw(&m.to_le_bytes());
-        }
-        None => w.u8(0),
-    }
-    w.u8(f.language.tag());
-    w.u8(f.skipped.map_or(0, |s| {
-        crate::walk::SkipReason::ALL
-            .iter()
-            .position(|x| *x == s)
-            .unwrap_or(0) as u8
-            + 1
-    }));
-    w.len(f.chunks.len());
-    for c in &f.chunks {
-        w.u8(kind_tag(c.kind));
-        w.str(&c.local_id);
-        w.str(&c.title);
-        match &c.symbol {
-            Some(s) => {
-                w.u8(1);
-                w.str(&s.name);
-                w.str(&s.qualified);
-                w.str(&s.kind_label);
-            }
-            None => w.u8(0),
-        }
-        w.u32(c.start_line);
-        w.u32(c.end_line);
-        w.u32(c.byte_len);
-        w.raw(&c.digest);
-        w.str(&c.method);
-        w.opt_str(c.outline.as_deref());
-        w.ts(c.recorded_at);
-        w.ts(c.valid_from);
-        w.len(c.terms.len());
-        for (t, n) in &c.terms {
-            w.str(t);
-            w.u32(*n);
-        }
-        w.u32(c.doc_len);
-        w.strs(&c.calls);
-        w.strs(&c.references);
-        w.strs(&c.documents);
-        w.len(c.imports.len());
-        for i in &c.imports {
-            w.str(&i.module);
-            w.strs(&i.candidates);
-        }
-    }
-}
-
-fn read_file(r: &mut Reader<'_>) -> Option<FileRecord> {
-    let rel_path = r.string()?;
-    let content_hash = r.array32()?;
-    let size = r.u64()?;
-    let mtime_ns = match r.u8()? {
-        0 => None,
-        1 => Some(i128::from_le_bytes(r.take(16)?.try_into().ok()?)),
-        _ => return None,
-    };
-    let language = Language::from_tag(r.u8()?)?;
-    let skipped = match r.u8()? {
-        0 => None,
-        n => Some(*SkipReason::ALL.get(usize::from(n) - 1)?),
-    };
-    let n = r.len_prefix()?;
-    let mut chunks = Vec::with_capacity(n);
-    for _ in 0..n {
-        let kind = kind_from(r.u8()?)?;
-        let local_id = r.string()?;
-        let title = r.string()?;
-        let symbol = match r.u8()? {
-            0 => None,
-            1 => Some(SymbolInfo {
-                name: r.string()?,
-                qualified: r.string()?,
-                kind_label: r.string()?,
-            }),
-            _ => return None,
-        };
-        let start_line = r.u32()?;
-        let end_line = r.u32()?;
-        let byte_len = r.u32()?;
-        let digest = r.array32()?;
-        let method = r.string()?;
-        let outline = r.opt_string()?;
-        let recorded_at = r.ts()?;
-        let valid_from = r.ts()?;
-        let tn = r.len_prefix()?;
-        let mut terms = Vec::with_capacity(tn);
-        for _ in 0..tn {
-            terms.push((r.string()?, r.u32()?));
-        }
-        let doc_len = r.u32()?;
-        let calls = r.strings()?;
-        let references = r.strings()?;
-        let documents = r.strings()?;
-        let inn = r.len_prefix()?;
-        let mut imports = Vec::with_capacity(inn);
-        for _ in 0..inn {
-            imports.push(ImportRef {
-                module: r.string()?,
-                candidates: r.strings()?,
-            });
-        }
-        if start_line == 0 || end_line < start_line {
-            return None;
-        }
-        chunks.push(ChunkRecord {
-            kind,
-            local_id,
-            title,
-            symbol,
-            start_line,
-            end_line,
-            byte_len,
-            digest,
-            method,
-            outline,
-            recorded_at,
-            valid_from,
-            terms,
-            doc_len,
-            calls,
-            references,
-            documents,
-            imports,
-        });
-    }
-    Some(FileRecord {
-        rel_path,
-        content_hash,
-        size,
-        mtime_ns,
-        language,
-        skipped,
-        chunks,
-    })
-}
-
 fn write_entry(w: &mut Writer, e: &JournalEntry) {
     match e {
         JournalEntry::Upsert(f) => {
             w.u8(1);
-            write_file(w, f);
+            crate::codec::write_file(w, f, true);
         }
         JournalEntry::Delete(p) => {
             w.u8(2);
@@ -606,7 +338,7 @@ fn write_entry(w: &mut Writer, e: &JournalEntry) {
 
 fn read_entry(r: &mut Reader<'_>) -> Option<JournalEntry> {
     let e = match r.u8()? {
-        1 => JournalEntry::Upsert(read_file(r)?),
+        1 => JournalEntry::Upsert(crate::codec::read_file(r, true)?),
         2 => JournalEntry::Delete(r.string()?),
         _ => return None,
     };
