@@ -32,6 +32,9 @@
 //!   checks, separate ones for malformed input and shutdown, run
 //!   concurrently) and assembles the [`Report`].
 //! - [`report`]: the serde [`Report`] and its text rendering.
+//! - [`host_suite`]: the other direction, [`run_host_suite`] (`cgp inspect
+//!   host`): this project's host and composer against adversarial
+//!   providers, each paired with a well-behaved twin.
 //!
 //! # Timeouts
 //!
@@ -51,6 +54,7 @@
 #![forbid(unsafe_code)]
 
 pub mod checks;
+pub mod host_suite;
 pub mod options;
 pub mod probe;
 pub mod report;
@@ -59,6 +63,9 @@ pub mod target;
 mod text;
 
 pub use checks::CheckId;
+pub use host_suite::{
+    run_host_suite, serve_adversary, AdversaryCommand, HostCheckId, HostSuiteOptions, HOST_TARGET,
+};
 pub use options::SuiteOptions;
 pub use report::{CheckReport, NotApplicable, ProviderSummary, Report, Status, Summary, Verdict};
 pub use suite::run_suite;

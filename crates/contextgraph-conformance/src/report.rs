@@ -23,7 +23,9 @@
 //! - `status` is `pass`, `fail` or `skipped`; `evidence` is a list of
 //!   sentences (what was sent, what came back, which rule it breaks), each
 //!   bounded in length, at most [`MAX_EVIDENCE_LINES`] per check.
-//! - `provider` is absent when no `handshake_ack` was received.
+//! - `provider` is absent when no `handshake_ack` was received. In a host
+//!   report (`cgp inspect host`, `target` = `"host"`) it names the host
+//!   implementation under test instead, and `not_applicable` is empty.
 //! - `not_applicable` lists the checks the provider's declared capabilities
 //!   do not call for (e.g. G4 without `graph`); they never fail a run.
 //! - `verdict` is `fail` when any check failed, or, with `strict`, when any
@@ -205,9 +207,14 @@ impl Report {
         let _ = writeln!(out, "cgp inspect: {}", self.target);
         match &self.provider {
             Some(p) => {
+                let role = if self.target == crate::HOST_TARGET {
+                    "host under test"
+                } else {
+                    "provider"
+                };
                 let _ = writeln!(
                     out,
-                    "provider: {} {} ({})",
+                    "{role}: {} {} ({})",
                     p.name, p.version, p.protocol_version
                 );
             }

@@ -70,7 +70,8 @@ pub enum Mode {
     HangOnShutdown,
     /// E1: answers a wrong-dimension query embedding with frames.
     AcceptWrongDimension,
-    /// §1 framing: garbage, blank, oversized and unknown-type lines before each reply.
+    /// §1 framing: garbage, blank, oversized and unknown-type lines before each
+    /// reply after the handshake ack (the ack itself comes clean).
     GarbageLines,
     /// U2: one extra frame of kind `hologram` among good ones.
     UnknownKind,
@@ -125,7 +126,7 @@ const CATALOGUE: [Entry; 35] = [
     Entry { mode: Mode::WrongErrorCode, name: "wrong-error-code", rule: "R1", description: "answers malformed input with code internal instead of bad_request" },
     Entry { mode: Mode::HangOnShutdown, name: "hang-on-shutdown", rule: "R2", description: "ignores shutdown and never exits until killed" },
     Entry { mode: Mode::AcceptWrongDimension, name: "accept-wrong-dimension", rule: "E1", description: "answers a query embedding of the wrong dimension with frames" },
-    Entry { mode: Mode::GarbageLines, name: "garbage-lines", rule: "framing", description: "writes a garbage line, a blank line, a 17 MiB line and {\"type\":\"ping\"} before each reply" },
+    Entry { mode: Mode::GarbageLines, name: "garbage-lines", rule: "framing", description: "writes a garbage line, a blank line, a 17 MiB line and {\"type\":\"ping\"} before each reply after the handshake ack" },
     Entry { mode: Mode::UnknownKind, name: "unknown-kind", rule: "U2", description: "adds one frame of kind hologram among good ones (queries without a kinds filter)" },
     Entry { mode: Mode::SlowReply, name: "slow-reply", rule: "deadline", description: "sleeps --delay-ms (default 2000) before each reply" },
     Entry { mode: Mode::StdoutLog, name: "stdout-log", rule: "framing", description: "prints \"starting up...\" on stdout before the handshake ack" },

@@ -167,6 +167,9 @@ enum Job {
 enum Outgoing {
     /// One encoded reply line (newline included).
     Reply(Vec<u8>),
+    /// The encoded `handshake_ack` line: written clean, and from then on
+    /// `garbage-lines` precedes every reply with its noise.
+    Ack(Vec<u8>),
     /// Bytes that are not a reply (`stdout-log`): no garbage prelude.
     Raw(Vec<u8>),
     /// `endless-line`: write this prefix, then filler forever.
@@ -213,6 +216,16 @@ impl Wire {
     /// Encode and queue one reply (after `slow-reply`'s delay). A send can
     /// only fail once the writer has gone, i.e. while the process is ending.
     fn send(&self, envelope: &Envelope) {
+        self.send_as(envelope, Outgoing::Reply);
+    }
+
+    /// Queue the `handshake_ack`: never preceded by `garbage-lines`' noise,
+    /// and it opens the session, after which replies are.
+    fn send_ack(&self, envelope: &Envelope) {
+        self.send_as(envelope, Outgoing::Ack);
+    }
+
+    fn send_as(&self, envelope: &Envelope, wrap: fn(Vec<u8>) -> Outgoing) {
         if self.mode() == Mode::SlowReply {
             thread::sleep(self.delay);
         }
@@ -224,7 +237,7 @@ impl Wire {
             );
             encode_line(&fallback).unwrap_or_default()
         });
-        let _ = self.out.send(Outgoing::Reply(line));
+        let _ = self.out.send(wrap(line));
     }
 
     /// Run one job and queue its reply. A panic in the engine is answered
@@ -418,7 +431,7 @@ impl Session {
         }
         if versions_compatible(host_version, PROTOCOL_VERSION) {
             self.handshaken = true;
-            self.wire.send(&self.wire.engine.handshake_ack());
+            self.wire.send_ack(&self.wire.engine.handshake_ack());
             return;
         }
         let ours = protocol_family(PROTOCOL_VERSION).unwrap_or(PROTOCOL_VERSION);
@@ -542,16 +555,25 @@ fn write_loop<W: Write>(output: W, queue: &Receiver<Outgoing>, mode: Mode, lifec
 
 /// Write queued items, flushing whenever the queue is momentarily empty (a
 /// lone reply never waits in a buffer; pipelined ones go out in batches).
+///
+/// `garbage-lines` noise goes only between post-handshake replies: a host
+/// must survive noise on an open session, and noise before the ack is a
+/// different fault (`stdout-log`'s), tested on its own.
 fn pump<W: Write>(out: &mut W, queue: &Receiver<Outgoing>, mode: Mode) -> io::Result<()> {
+    let mut acked = false;
     while let Ok(first) = queue.recv() {
         let mut next = Some(first);
         while let Some(item) = next.take() {
             match item {
                 Outgoing::Reply(line) => {
-                    if mode == Mode::GarbageLines {
+                    if acked && mode == Mode::GarbageLines {
                         write_garbage(out)?;
                     }
                     out.write_all(&line)?;
+                }
+                Outgoing::Ack(line) => {
+                    out.write_all(&line)?;
+                    acked = true;
                 }
                 Outgoing::Raw(bytes) => out.write_all(&bytes)?,
                 Outgoing::Endless(prefix) => {

@@ -1,0 +1,46 @@
+//! Item 4: our host and composer, run against every adversary of the host
+//! suite (the stdio ones spawned from the misbehaving provider's binary),
+//! are green under `--strict`, and the report has the documented shape.
+
+mod common;
+
+use contextgraph_conformance::{
+    run_host_suite, AdversaryCommand, HostCheckId, HostSuiteOptions, Status, HOST_TARGET,
+};
+use std::time::Duration;
+
+/// The documented defaults, except deadlines with headroom for a shared,
+/// noisy machine: a clean provider gets 2 s to exit (a hang guard, not a
+/// speed assertion).
+fn options() -> HostSuiteOptions {
+    let mut o = HostSuiteOptions::default()
+        .strict(true)
+        .with_request_timeout(Duration::from_secs(5))
+        .with_adversary(AdversaryCommand::misbehaving(common::misbehaving_binary()));
+    o.shutdown_grace = Duration::from_secs(2);
+    o
+}
+
+#[test]
+fn host_suite_our_host_tells_every_adversary_from_its_twin_under_strict() {
+    let report = run_host_suite(&options());
+    assert!(report.passed(), "{}", report.render_text());
+    assert_eq!(report.target, HOST_TARGET);
+    assert_eq!(report.checks.len(), HostCheckId::ALL.len());
+    for c in &report.checks {
+        assert_eq!(c.status, Status::Pass, "{}: {:?}", c.name, c.evidence);
+        assert!(!c.evidence.is_empty(), "{} has evidence", c.name);
+    }
+}
+
+#[test]
+fn host_suite_json_report_has_the_provider_suite_shape() {
+    let report = run_host_suite(&options());
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON");
+    assert_eq!(json["target"], "host");
+    let checks = json["checks"].as_array().expect("checks");
+    for c in checks {
+        assert!(c["name"].is_string() && c["anchors"].is_array() && c["evidence"].is_array());
+        assert!(["pass", "fail", "skipped"].contains(&c["status"].as_str().unwrap()));
+    }
+}
