@@ -23,6 +23,16 @@ Examples:
   Serve the documents of ./docs to a host that spawns this command:
     cgp serve docs ./docs
 
+  Serve this workspace over HTTP on loopback, with a bearer token from the environment:
+    CGP_TOKEN=… cgp serve workspace . --http 127.0.0.1:8750 --token-env CGP_TOKEN
+
+  See which providers cgp.toml configures, and grant one consent:
+    cgp providers
+    cgp consent grant <provider> --scope <scope>
+
+  Give an MCP client (an editor, a chat app) context through cgp:
+    cgp mcp
+
   Check a provider against the conformance suite (exit 1 if a check fails):
     cgp inspect stdio --strict -- contextgraph-provider-docs ./docs
 
@@ -41,7 +51,7 @@ Environment:
   NO_COLOR        when set and not empty, never colour messages
   CLICOLOR_FORCE  when set and not 0, colour messages even when stderr is not a terminal";
 
-/// The Context Graph Protocol command line: serve providers over stdio.
+/// The Context Graph Protocol command line: context for a goal, providers, consent, inspection.
 ///
 /// Data goes to stdout and errors to stderr, so `cgp` composes with pipes.
 #[derive(Debug, Parser)]
@@ -65,7 +75,7 @@ pub enum Command {
     /// The best context for a goal from a workspace, under a budget, as one
     /// fenced, cited prompt block on stdout.
     Context(ContextArgs),
-    /// Serve a built-in provider over stdio, for a host to spawn.
+    /// Serve a built-in provider: over stdio for a host to spawn, or over HTTP with `--http`.
     Serve(ServeArgs),
     /// Check a provider against the conformance suite and report each rule.
     Inspect(InspectArgs),

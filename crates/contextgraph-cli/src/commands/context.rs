@@ -1,29 +1,30 @@
 //! `cgp context "<goal>"`: the main job — the best context for a goal from
 //! this workspace, under a budget, as one fenced, cited prompt block.
 //!
-//! The built-in provider is the workspace provider over `--dir` (default:
-//! the current directory), run in-process: no configuration, no network.
-//! Its answer is audited like any provider's (B1–B4, F1–F5, D1 recomputed,
-//! P1–P3, G1–G2, Q1, `as_of`) and composed by `contextgraph-compose`:
-//! trusted dedup, one global budget, injection-proof fencing (R3), and an
-//! audit entry for every frame offered.
+//! It goes through the shared engine (`contextgraph-engine`): the providers
+//! configured in cgp.toml (with no file, the built-in workspace provider
+//! over `--dir`, in-process: no configuration, no network) are queried
+//! together, each under its own timeout; every answer is audited (B1–B4,
+//! F1–F5, D1 recomputed, …) and composed by `contextgraph-compose`: trusted
+//! dedup, one global budget split by the configured weights,
+//! injection-proof fencing (R3), and an audit entry for every frame offered.
+//! An egress provider without consent is sent nothing, and stderr says the
+//! exact `cgp consent grant …` command that would allow it (C1, C2, C6).
 //!
 //! Output: the prompt on stdout; with `--json`, the whole composition
 //! (prompt, citations, audit, usage — shape documented in
-//! `contextgraph-compose`); with `--explain`, a table of included and
-//! excluded frames on stderr.
+//! `contextgraph-compose`) plus a `providers` list; with `--explain`, a
+//! table of included and excluded frames on stderr. Progress goes to stderr
+//! only when it is a terminal.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use contextgraph_compose::{
-    compose, Budget, Composition, FrameStatus, Options, Placement, ProviderOutcome, PREAMBLE,
-};
-use contextgraph_provider::Provider;
-use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
-use contextgraph_types::{token_cost_of_len, ContextQuery, FrameKind, DEFAULT_SAFETY_FACTOR};
+use contextgraph_compose::{Budget, Composition, FrameStatus, Placement};
+use contextgraph_engine::{ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus};
+use contextgraph_types::FrameKind;
 
+use super::config::{runtime, ConfigSelection};
 use super::CommandError;
 use crate::output;
 
@@ -36,25 +37,32 @@ Examples:
   cgp context \"where are frames validated?\" --kinds symbol,doc --json | jq .audit.budget
   cgp context \"explain the consent gate\" --explain > prompt.txt
 
+  cgp context \"what calls the search API?\" --config ./ci/cgp.toml
+
+Providers come from cgp.toml (see `cgp config`); with none, the built-in workspace provider
+reads --dir in-process, with no network. An egress provider without consent is not queried:
+stderr names the exact `cgp consent grant …` command to run.
+
 Exit codes:
-  0  the prompt was written (it may be empty when nothing matched; see --explain)
-  1  failure: the workspace could not be indexed, or the provider failed
+  0  the prompt was written (it may be empty when nothing matched; see --explain); providers
+     that failed or were refused are reported on stderr
+  1  failure: the configuration is wrong, or no provider answered (each one's reason is on stderr)
   2  usage error")]
 pub struct ContextArgs {
     /// What the context is for, in your own words.
     pub goal: String,
-    /// The workspace to draw context from.
-    #[arg(long, default_value = ".")]
-    pub dir: PathBuf,
-    /// The budget for the whole prompt block.
-    #[arg(long, default_value_t = 8000)]
-    pub budget: u32,
+    /// The workspace to draw context from, and where cgp.toml is looked for.
+    #[command(flatten)]
+    pub selection: ConfigSelection,
+    /// The budget for the whole prompt block (default: budget in cgp.toml, else 8000).
+    #[arg(long)]
+    pub budget: Option<u32>,
     /// Whether --budget counts model tokens (converted with --safety-factor) or budget tokens (bytes/4).
     #[arg(long, value_enum, default_value_t = BudgetUnit::Model)]
     pub unit: BudgetUnit,
-    /// Model tokens assumed per budget token when --unit is model.
-    #[arg(long, default_value_t = DEFAULT_SAFETY_FACTOR)]
-    pub safety_factor: f64,
+    /// Model tokens assumed per budget token when --unit is model (default: safety_factor in cgp.toml, else 1.35).
+    #[arg(long)]
+    pub safety_factor: Option<f64>,
     /// Only these frame kinds (comma-separated: snippet, symbol, doc, …).
     #[arg(long, value_delimiter = ',')]
     pub kinds: Vec<String>,
@@ -64,7 +72,7 @@ pub struct ContextArgs {
     /// Ranked puts the best evidence at the edges; stable is byte-identical for prompt caches.
     #[arg(long, value_enum, default_value_t = PlacementArg::Ranked)]
     pub placement: PlacementArg,
-    /// The most frames to ask the provider for.
+    /// The most frames to ask each provider for.
     #[arg(long, default_value_t = 64)]
     pub max_frames: u32,
     /// Print the whole composition (prompt, citations, audit, usage) as JSON instead of the prompt.
@@ -73,6 +81,10 @@ pub struct ContextArgs {
     /// Print a table of included and excluded frames, with reasons, on stderr.
     #[arg(long)]
     pub explain: bool,
+    /// Also write a self-contained HTML report (budget, providers, every frame with its
+    /// reason, citations, the prompt) to this file; stdout is unchanged.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 /// The unit of `--budget`.
@@ -98,57 +110,180 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
     if args.goal.trim().is_empty() {
         return Err("the goal is empty: say what the context is for, e.g. cgp context \"how is the config loaded?\"".into());
     }
-    let budget = match args.unit {
-        BudgetUnit::Model => Budget::model_tokens_with_factor(args.budget, args.safety_factor),
-        BudgetUnit::Budget => Budget::budget_tokens(args.budget),
-    };
-    let options = WorkspaceOptions {
-        progress: std::io::stderr().is_terminal(),
-        ..WorkspaceOptions::default()
-    };
-    let (provider, _source) = WorkspaceProvider::open(&args.dir, options)
-        .map_err(|e| format!("cannot index the workspace {}: {e}", args.dir.display()))?;
-    let provider_id = provider.info().name;
-
-    // The preamble is charged to the same budget, so the provider is asked
-    // only for what can still hold content; fences are charged at composition.
-    let for_content = budget
-        .in_budget_tokens()
-        .saturating_sub(token_cost_of_len(PREAMBLE.len()));
-    let mut query = ContextQuery::new(args.goal.clone(), args.max_frames, for_content);
-    query.kinds = args
-        .kinds
-        .iter()
-        .map(|k| FrameKind::from_wire(k.trim()))
-        .collect();
-    query.anchors = args.anchors.clone();
-
-    // The provider is ours, but its answer is audited like anyone's (B2).
-    let outcome = match provider.query(&query) {
-        Ok(result) => ProviderOutcome::audited(provider_id.clone(), &query, result),
-        Err(e) => {
-            return Err(format!("provider {provider_id} failed ({}): {}", e.code, e.message).into())
+    if let Some(f) = args.safety_factor {
+        if !(f.is_finite() && f >= 1.0) {
+            return Err(format!(
+                "--safety-factor {f}: must be a number of at least 1.0 (1.35 is typical)"
+            )
+            .into());
         }
+    }
+    let config = args.selection.load()?;
+    let tokens = args.budget.unwrap_or(config.budget.value);
+    let factor = args.safety_factor.unwrap_or(config.safety_factor.value);
+    let budget = match args.unit {
+        BudgetUnit::Model => Budget::model_tokens_with_factor(tokens, factor),
+        BudgetUnit::Budget => Budget::budget_tokens(tokens),
     };
-    let placement = match args.placement {
-        PlacementArg::Ranked => Placement::Ranked,
-        PlacementArg::Stable => Placement::Stable,
+    let request = ContextRequest {
+        goal: args.goal.clone(),
+        budget_model_tokens: tokens,
+        kinds: args
+            .kinds
+            .iter()
+            .map(|k| FrameKind::from_wire(k.trim()))
+            .collect(),
+        anchors: args.anchors.clone(),
+        max_frames: args.max_frames,
+        placement: match args.placement {
+            PlacementArg::Ranked => Placement::Ranked,
+            PlacementArg::Stable => Placement::Stable,
+        },
+        safety_factor: Some(factor),
+        budget: Some(budget),
     };
-    let composition = compose(&[outcome], &Options::new(budget).with_placement(placement))
-        .map_err(|e| format!("cannot compose the prompt: {e:?}"))?;
-
+    let progress = std::io::stderr().is_terminal();
+    let options = EngineOptions {
+        progress,
+        grant_command_args: args.selection.repeat_args(),
+        ..EngineOptions::default()
+    };
+    let answer = runtime()?.block_on(async {
+        let engine = Engine::start_with(&config, &args.selection.dir, options).await?;
+        let status = Progress::show(progress, engine.provider_names().len());
+        let answer = engine.context(&request).await;
+        status.clear();
+        engine.shutdown().await;
+        Ok::<_, CommandError>(answer?)
+    })?;
+    report_providers(&answer)?;
     if args.explain {
-        explain(&composition);
+        explain(&answer.composition);
+    }
+    write_outputs(&args, &answer)
+}
+
+/// Everything written from an answer: the HTML report first (so a bad path
+/// fails before anything reaches stdout), then the prompt or the JSON.
+fn write_outputs(args: &ContextArgs, answer: &ContextAnswer) -> Result<(), CommandError> {
+    if let Some(path) = &args.html {
+        write_html(path, &args.goal, answer)?;
     }
     let mut stdout = std::io::stdout().lock();
     let written = if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &composition)
-            .map_err(std::io::Error::from)
+        json_output(answer)
+            .and_then(|v| {
+                serde_json::to_writer_pretty(&mut stdout, &v).map_err(std::io::Error::from)
+            })
             .and_then(|()| stdout.write_all(b"\n"))
     } else {
-        stdout.write_all(composition.prompt.as_bytes())
+        stdout.write_all(answer.composition.prompt.as_bytes())
     };
     output::finish_stdout(written.and_then(|()| stdout.flush()))
+}
+
+/// Render the HTML report and write it to `path`, via a temporary file in the
+/// same directory and a rename, so a failed write never leaves half a report.
+fn write_html(
+    path: &std::path::Path,
+    goal: &str,
+    answer: &ContextAnswer,
+) -> Result<(), CommandError> {
+    let page = contextgraph_compose::html::render_with(
+        &answer.composition,
+        &contextgraph_compose::html::HtmlOptions {
+            goal: Some(goal),
+            outcomes: &answer.outcomes,
+            ..Default::default()
+        },
+    );
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report.html".to_owned());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::write(&tmp, page.as_bytes()).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!(
+            "--html {}: cannot write the report ({e}); check that the directory exists and is writable",
+            path.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The composition's JSON (its documented shape) with `providers` and
+/// `warnings` from the engine added beside `prompt`, `citations`, `audit`, `usage`.
+fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
+    let mut value = serde_json::to_value(&answer.composition)?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert(
+            "providers".to_owned(),
+            serde_json::to_value(&answer.providers)?,
+        );
+        map.insert(
+            "warnings".to_owned(),
+            serde_json::to_value(&answer.warnings)?,
+        );
+    }
+    Ok(value)
+}
+
+/// Say on stderr what every provider that contributed nothing did, and
+/// fail when none answered.
+fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
+    let mut err = std::io::stderr().lock();
+    for w in &answer.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+    let failed: Vec<String> = answer
+        .providers
+        .iter()
+        .filter(|p| p.status != OutcomeStatus::Accepted)
+        .map(|p| {
+            let detail = p.detail.as_deref().unwrap_or("contributed nothing");
+            if detail.starts_with(&format!("provider {}:", p.name)) {
+                detail.to_owned()
+            } else {
+                format!("provider {}: {detail}", p.name)
+            }
+        })
+        .collect();
+    if answer.answered() == 0 {
+        return Err(format!("no provider answered:\n  {}", failed.join("\n  ")).into());
+    }
+    for f in &failed {
+        let _ = writeln!(err, "warning: {f}");
+    }
+    Ok(())
+}
+
+/// A one-line status on a terminal while the providers work; nothing when
+/// stderr is a pipe or a file.
+struct Progress(bool);
+
+impl Progress {
+    fn show(on: bool, providers: usize) -> Self {
+        if on {
+            let _ = write!(
+                std::io::stderr().lock(),
+                "cgp: asking {providers} provider(s)…"
+            );
+        }
+        Progress(on)
+    }
+
+    fn clear(&self) {
+        if self.0 {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
+        }
+    }
 }
 
 /// The `--explain` table, on stderr.

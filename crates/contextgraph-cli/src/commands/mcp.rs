@@ -1,15 +1,190 @@
-//! `cgp mcp`: PLACEHOLDER wired in by the lead so helpers never edit
-//! `cli.rs` or `commands/mod.rs`; the owner replaces this whole file.
+//! `cgp mcp`: an MCP server over stdio, so agents that speak MCP (and
+//! consume tools, not CGP frames) get CGP context today.
+//!
+//! The engine behind `cgp context` (`contextgraph-engine`: cgp.toml's
+//! providers, consent, fan-out, composition) is started once and served
+//! through `contextgraph-mcp`'s server, whose tools are `get_context` and
+//! `list_providers`. Stdout carries only MCP messages; diagnostics go to
+//! stderr.
+
+use std::sync::Arc;
 
 use clap::Args;
+use contextgraph_engine::{
+    ConsentState, ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus,
+    ProviderStatus,
+};
+use contextgraph_mcp::{
+    ContextService, ContextToolReply, ContextToolRequest, Health, McpServer, McpServerOptions,
+    ProviderContribution, ProviderListing, DEFAULT_MAX_RESULT_TOKENS,
+};
 
+use super::config::{runtime, ConfigSelection};
 use super::CommandError;
 
 /// Arguments of `cgp mcp`.
 #[derive(Debug, Args)]
-pub struct McpArgs {}
+#[command(after_help = "\
+Examples:
+  Register with an MCP client (its JSON config), serving this repository:
+    {\"mcpServers\": {\"cgp\": {\"command\": \"cgp\", \"args\": [\"mcp\", \"--dir\", \"/path/to/repo\"]}}}
+
+  Allow larger tool results (for a client configured with a higher limit):
+    cgp mcp --dir . --max-result-tokens 50000
+
+Tools:
+  get_context     {goal, budget?, kinds?, anchors?} -> the fenced prompt block (text) and
+                  {budget, citations, providers} (structured). budget is in model tokens,
+                  default the budget in cgp.toml, capped so the whole result stays under
+                  --max-result-tokens; the result says when it was capped.
+  list_providers  {} -> name, version, transport, consent state and health of each provider.
+
+Bad arguments and provider failures come back as tool errors (isError) with a sentence saying
+what to fix; the session stays up. Providers come from cgp.toml (see `cgp config`); with
+none, the built-in workspace provider reads --dir in-process. Egress providers without
+consent are never queried (grant with `cgp consent grant`).
+
+Exit codes:
+  0  the MCP client closed the session
+  1  failure: the configuration is wrong, or the client did not initialize
+  2  usage error")]
+pub struct McpArgs {
+    /// The workspace to draw context from, and where cgp.toml is looked for.
+    #[command(flatten)]
+    pub selection: ConfigSelection,
+    /// Largest tool result, in model tokens (MCP clients truncate or refuse larger ones).
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MAX_RESULT_TOKENS,
+          value_parser = clap::value_parser!(u32).range(256..))]
+    pub max_result_tokens: u32,
+}
 
 /// Run `cgp mcp`.
-pub fn run(_args: McpArgs) -> Result<(), CommandError> {
-    Err("`cgp mcp` is not built yet".into())
+pub fn run(args: McpArgs) -> Result<(), CommandError> {
+    let config = args.selection.load()?;
+    let options = McpServerOptions {
+        default_budget: config.budget.value,
+        max_result_tokens: args.max_result_tokens,
+        server_name: "cgp".to_owned(),
+        server_version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    let engine_options = EngineOptions {
+        // Stdout is the MCP channel and stderr belongs to the client's log:
+        // no progress drawing.
+        progress: false,
+        grant_command_args: args.selection.repeat_args(),
+        // A long-running server honours grants made while it runs.
+        create_consent_store: true,
+        ..EngineOptions::default()
+    };
+    let dir = args.selection.dir.clone();
+    runtime()?.block_on(async move {
+        let engine = Arc::new(Engine::start_with(&config, &dir, engine_options).await?);
+        let server = McpServer::new(
+            EngineService {
+                engine: Arc::clone(&engine),
+            },
+            options,
+        );
+        let served = server.serve_stdio().await;
+        if let Ok(engine) = Arc::try_unwrap(engine) {
+            engine.shutdown().await;
+        }
+        served.map_err(CommandError::from)
+    })
+}
+
+/// The engine as the MCP server's [`ContextService`].
+struct EngineService {
+    engine: Arc<Engine>,
+}
+
+impl ContextService for EngineService {
+    async fn get_context(&self, request: ContextToolRequest) -> Result<ContextToolReply, String> {
+        let engine_request = ContextRequest {
+            goal: request.goal,
+            budget_model_tokens: request.budget,
+            kinds: request.kinds,
+            anchors: request.anchors,
+            ..ContextRequest::default()
+        };
+        let answer = self
+            .engine
+            .context(&engine_request)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(reply(answer))
+    }
+
+    async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
+        Ok(self.engine.providers().await.iter().map(listing).collect())
+    }
+}
+
+/// The engine's answer as the tool's reply: each configured provider's
+/// summary, with the frame counts of the composition audit.
+fn reply(answer: ContextAnswer) -> ContextToolReply {
+    let audit = &answer.composition.audit.providers;
+    let providers = answer
+        .providers
+        .iter()
+        .map(|p| {
+            let counted = p
+                .provider_id
+                .as_deref()
+                .and_then(|id| audit.iter().find(|a| a.provider_id == id));
+            ProviderContribution {
+                provider_id: p.provider_id.clone().unwrap_or_else(|| p.name.clone()),
+                status: outcome_word(p.status).to_owned(),
+                frames_offered: counted.map_or(0, |a| a.frames_offered),
+                frames_included: counted.map_or(0, |a| a.frames_included),
+                detail: p.detail.clone(),
+            }
+        })
+        .collect();
+    ContextToolReply {
+        prompt: answer.composition.prompt,
+        citations: answer.composition.citations,
+        providers,
+    }
+}
+
+fn outcome_word(status: OutcomeStatus) -> &'static str {
+    match status {
+        OutcomeStatus::Accepted => "accepted",
+        OutcomeStatus::ConsentRequired => "consent_required",
+        OutcomeStatus::TimedOut => "timed_out",
+        OutcomeStatus::Crashed => "crashed",
+        OutcomeStatus::Error => "error",
+        OutcomeStatus::Quarantined => "quarantined",
+        OutcomeStatus::Skipped => "skipped",
+        OutcomeStatus::NotStarted => "not_started",
+    }
+}
+
+fn listing(status: &ProviderStatus) -> ProviderListing {
+    let consent = match &status.consent {
+        ConsentState::NotRequired => "not_required".to_owned(),
+        ConsentState::Granted { .. } => "granted".to_owned(),
+        ConsentState::Required { command, .. } => format!("required (run: {command})"),
+        ConsentState::Unknown => "unknown".to_owned(),
+    };
+    let health = match &status.health {
+        Ok(latency) => Health {
+            ok: true,
+            latency_ms: Some(u64::try_from(latency.as_millis()).unwrap_or(u64::MAX)),
+            error: None,
+        },
+        Err(e) => Health {
+            ok: false,
+            latency_ms: None,
+            error: Some(e.clone()),
+        },
+    };
+    ProviderListing {
+        name: status.name.clone(),
+        version: status.version.clone(),
+        transport: status.transport.clone(),
+        consent,
+        health,
+    }
 }

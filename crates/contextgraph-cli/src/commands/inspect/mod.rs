@@ -1,5 +1,10 @@
 //! `cgp inspect stdio -- <program> [args…]` and `cgp inspect http <url>`:
 //! run the conformance suite against a provider and print the report.
+//! `cgp inspect host`: run the host-side suite — this build's host and
+//! composer against adversarial providers — and print the same report
+//! (`target` = `"host"`). Its stdio adversaries are this binary re-run as
+//! `cgp inspect adversary -- --mode <mode>` (hidden; the misbehaving
+//! provider's modes), so nothing outside `cgp` is needed.
 //!
 //! Exit codes: 0 when no check failed (with `--strict`, none was skipped
 //! either), 1 when something failed (the report says what; stderr repeats
@@ -13,7 +18,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use contextgraph_conformance::{run_suite, Report, SuiteOptions, Target};
+use contextgraph_conformance::{
+    run_host_suite, run_suite, serve_adversary, AdversaryCommand, HostSuiteOptions, Report,
+    SuiteOptions, Target,
+};
 
 use super::CommandError;
 
@@ -37,6 +45,40 @@ pub enum InspectTarget {
     /// Check a provider served over HTTP (one envelope per POST).
     #[command(after_help = "Example:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict")]
     Http(HttpArgs),
+    /// Check this build's host and composer against adversarial providers,
+    /// each paired with a well-behaved twin.
+    #[command(
+        after_help = "Examples:\n  cgp inspect host\n  cgp inspect host --strict --json > host-report.json\n\nExit codes: 0 no check failed (with --strict: none skipped), 1 a check failed, 2 usage error."
+    )]
+    Host(HostArgs),
+    /// Serve a misbehaving provider on stdin/stdout (the host suite's
+    /// adversaries; internal).
+    #[command(hide = true)]
+    Adversary(AdversaryArgs),
+}
+
+/// Arguments of `cgp inspect host`.
+#[derive(Debug, Args)]
+pub struct HostArgs {
+    /// Print only the JSON report on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Fail when a check is skipped, not only when one fails (for CI).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Deadline of the requests that should succeed, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub timeout_ms: u64,
+}
+
+/// Arguments of the hidden `cgp inspect adversary`.
+#[derive(Debug, Args)]
+pub struct AdversaryArgs {
+    /// The misbehaving provider's flags (`--mode <MODE> --name <NAME> …`).
+    #[arg(last = true, value_name = "FLAGS")]
+    pub flags: Vec<OsString>,
 }
 
 /// Options shared by every target.
@@ -100,6 +142,11 @@ struct InspectFailed {
 /// Run `cgp inspect …`.
 pub fn run(args: InspectArgs) -> Result<(), CommandError> {
     let (target, suite) = match args.target {
+        InspectTarget::Host(a) => return run_host(&a),
+        InspectTarget::Adversary(a) => {
+            let code = serve_adversary(a.flags);
+            std::process::exit(code);
+        }
         InspectTarget::Stdio(a) => {
             let mut words = a.command.into_iter();
             let program = PathBuf::from(words.next().unwrap_or_default());
@@ -116,6 +163,25 @@ pub fn run(args: InspectArgs) -> Result<(), CommandError> {
     }
     let report = run_suite(&target, &options);
     print_report(&report, suite.json);
+    verdict(&report)
+}
+
+/// `cgp inspect host`: the stdio adversaries are this very binary.
+fn run_host(args: &HostArgs) -> Result<(), CommandError> {
+    let exe = std::env::current_exe().map_err(|e| {
+        format!("cannot locate the cgp binary to run the host suite's adversaries: {e}")
+    })?;
+    let options = HostSuiteOptions::default()
+        .strict(args.strict)
+        .with_request_timeout(Duration::from_millis(args.timeout_ms.max(1)))
+        .with_adversary(AdversaryCommand::new(exe, ["inspect", "adversary", "--"]));
+    let report = run_host_suite(&options);
+    print_report(&report, args.json);
+    verdict(&report)
+}
+
+/// Exit 0 on a passing report, otherwise an error naming what failed.
+fn verdict(report: &Report) -> Result<(), CommandError> {
     if report.passed() {
         return Ok(());
     }

@@ -1,7 +1,10 @@
-//! `cgp serve <PROVIDER>`: run a built-in provider over stdio. stdout carries
-//! only protocol messages; anything for a person goes to stderr.
+//! `cgp serve <PROVIDER>`: run a built-in provider over stdio (stdout carries
+//! only protocol messages; anything for a person goes to stderr), or over
+//! HTTP with `--http <ADDR>` ([`http`]: one envelope per POST to `/cgp`,
+//! bearer token, TLS, body limit, graceful shutdown on SIGINT/SIGTERM).
 
 mod docs;
+pub mod http;
 mod workspace;
 
 use clap::{Args, Subcommand};
@@ -21,15 +24,17 @@ pub struct ServeArgs {
 #[derive(Debug, Subcommand)]
 pub enum ServeProvider {
     /// Serve the Markdown and text documents of a folder as `doc` frames,
-    /// one per heading section (same as `contextgraph-provider-docs <DIR>`).
+    /// one per heading section (same as `contextgraph-provider-docs <DIR>`),
+    /// over stdio or, with --http, over HTTP.
     Docs(docs::DocsArgs),
     /// Serve a code repository as symbol, doc and snippet frames with a
-    /// persistent index (same as `contextgraph-provider-workspace [DIR]`).
-    #[command(after_help = "Example:\n  cgp serve workspace .")]
-    Workspace(contextgraph_provider_workspace::serve::ServeArgs),
+    /// persistent index (same as `contextgraph-provider-workspace [DIR]`),
+    /// over stdio or, with --http, over HTTP.
+    Workspace(workspace::WorkspaceArgs),
 }
 
-/// Run `cgp serve …` until the host sends `shutdown` or closes stdin.
+/// Run `cgp serve …` until the host sends `shutdown` or closes stdin (stdio),
+/// or until SIGINT/SIGTERM (HTTP).
 pub fn run(args: ServeArgs) -> Result<(), CommandError> {
     match args.provider {
         ServeProvider::Docs(docs) => docs::run(docs),

@@ -1,10 +1,97 @@
-//! `cgp serve workspace [DIR]`.
+//! `cgp serve workspace [DIR] [--http ADDR …]`.
+//!
+//! Over stdio this is the workspace crate's own server. Over HTTP the index
+//! is opened the same way (cache, progress, background refresh) and the
+//! provider is handed to the HTTP server instead.
 
+use std::io::Write as _;
+use std::time::Duration;
+
+use clap::Args;
 use contextgraph_provider_workspace::serve::{serve, ServeArgs};
+use contextgraph_provider_workspace::{
+    CacheLocation, IndexSource, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,
+};
 
+use super::http::{serve_http, HttpFlags};
 use crate::commands::CommandError;
 
-/// Serve the workspace over stdio.
-pub fn run(args: ServeArgs) -> Result<(), CommandError> {
-    serve(&args)
+/// Arguments of `cgp serve workspace`: the workspace server's own, plus HTTP.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  Over stdio, for a host that spawns this command:
+    cgp serve workspace .
+  Over HTTP until Ctrl-C/SIGTERM (stderr says `cgp serve: listening on <URL>`):
+    cgp serve workspace . --http 127.0.0.1:8700
+    cgp inspect http http://127.0.0.1:8700/cgp --strict")]
+pub struct WorkspaceArgs {
+    /// What to serve.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+
+    /// HTTP serving (stdio without `--http`).
+    #[command(flatten)]
+    pub http: HttpFlags,
+}
+
+fn diag(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// Serve the workspace over stdio, or over HTTP with `--http`.
+pub fn run(args: WorkspaceArgs) -> Result<(), CommandError> {
+    let Some(addr) = &args.http.http else {
+        return serve(&args.serve);
+    };
+    let provider = open(&args.serve)?;
+    serve_http(provider, addr, &args.http)
+}
+
+/// Open (or build) the index as the stdio server does, and keep it fresh.
+fn open(args: &ServeArgs) -> Result<WorkspaceProvider, CommandError> {
+    let mut options = WorkspaceOptions {
+        progress: !args.quiet,
+        cache: match (&args.cache_dir, args.no_cache) {
+            (_, true) => CacheLocation::Disabled,
+            (Some(dir), false) => CacheLocation::Base(dir.clone()),
+            (None, false) => CacheLocation::Default,
+        },
+        ..WorkspaceOptions::default()
+    };
+    options.walk.include_secrets = args.include_secrets;
+    let (provider, source) = WorkspaceProvider::open(&args.dir, options)?;
+    if let IndexSource::Rebuilt { reason } = &source {
+        diag(format_args!("{PROVIDER_NAME}: rebuilt the index: {reason}"));
+    }
+    if !args.quiet {
+        let stats = provider.stats();
+        diag(format_args!(
+            "{PROVIDER_NAME}: serving {} ({} files, {} chunks)",
+            provider.root().display(),
+            stats.files,
+            stats.chunks
+        ));
+    }
+    if args.refresh_secs > 0 || source == IndexSource::Loaded {
+        let background = provider.clone();
+        let every = Duration::from_secs(args.refresh_secs);
+        let first = source == IndexSource::Loaded;
+        std::thread::spawn(move || {
+            // Catch up with edits made while we were not running, then poll.
+            let mut due = first;
+            loop {
+                if due || !every.is_zero() {
+                    if let Err(e) = background.refresh() {
+                        diag(format_args!("{e}"));
+                    }
+                }
+                due = false;
+                if every.is_zero() {
+                    break;
+                }
+                std::thread::sleep(every);
+            }
+        });
+    }
+    Ok(provider)
 }
