@@ -2,6 +2,7 @@
 //! provider declared at its handshake (C1, C2, C6).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use contextgraph_config::Config;
 use contextgraph_host::consent::{ConsentLedger, ConsentStore};
@@ -34,6 +35,24 @@ pub struct GrantRequest {
     pub expires_at: Option<Timestamp>,
     /// Who grants.
     pub grantor: Grantor,
+}
+
+/// A started egress provider that would be sent nothing for want of
+/// consent, as [`Engine::consent_needed`](crate::Engine::consent_needed)
+/// reports it.
+#[derive(Debug, Clone)]
+pub struct ConsentNeeded {
+    /// The configured name (what `cgp consent grant` takes).
+    pub name: String,
+    /// What it declared at its handshake: id, name, version, data flow,
+    /// transport. Peer-controlled: escape it before showing it on a terminal.
+    pub descriptor: Arc<ProviderDescriptor>,
+    /// Why the records on file do not cover it.
+    pub reason: String,
+    /// The scopes a grant must cover (C6); empty for a plain egress grant (C1, C2).
+    pub scopes: Vec<EgressScope>,
+    /// The exact `cgp consent grant …` command that would allow it.
+    pub command: String,
 }
 
 /// The exact command granting `name` the given scopes; `extra` are the

@@ -39,6 +39,8 @@
 
 mod capped;
 pub mod consent;
+#[cfg(test)]
+mod consent_needed_tests;
 mod error;
 mod request;
 mod start;
@@ -54,12 +56,13 @@ use contextgraph_compose::{
 };
 use contextgraph_config::Config;
 use contextgraph_host::consent::{ConsentLedger, ConsentStore};
-use contextgraph_host::{ConsentRecord, Host, HostOptions, ProviderDescriptor};
-use contextgraph_types::{token_cost_of_len, ContextQuery};
+use contextgraph_host::{ConsentDecision, ConsentRecord, Host, HostOptions, ProviderDescriptor};
+use contextgraph_types::{token_cost_of_len, ContextQuery, Timestamp};
 use tokio::time::Instant;
 
 pub use consent::{
-    grant_command, ledger_entries, revoke, shell_quote, store_path, GrantRequest, LedgerEntry,
+    grant_command, ledger_entries, revoke, shell_quote, store_path, ConsentNeeded, GrantRequest,
+    LedgerEntry,
 };
 pub use error::EngineError;
 pub use request::{
@@ -317,6 +320,68 @@ impl Engine {
         let store = ConsentStore::open(path)?;
         for r in &records {
             store.append(r)?;
+        }
+        Ok(records)
+    }
+
+    /// The started egress providers the next [`context`](Self::context)
+    /// would send nothing for want of consent (C1, C2, C6), in the order of
+    /// [`provider_names`](Self::provider_names), each with what it declared and what a grant must cover — so a
+    /// front end can ask the user before querying. No payload is sent.
+    pub fn consent_needed(&self) -> Vec<ConsentNeeded> {
+        let (ledger, _) = self.ledger();
+        let now = Timestamp::now();
+        self.slots
+            .iter()
+            .filter_map(|slot| {
+                let SlotState::Ready { descriptor, .. } = &slot.state else {
+                    return None;
+                };
+                let (reason, scopes) =
+                    match contextgraph_host::consent::check(descriptor, &ledger, now) {
+                        ConsentDecision::Allowed => return None,
+                        ConsentDecision::ConsentRequired { reason, .. } => (reason, Vec::new()),
+                        ConsentDecision::ScopeReceiptsMissing { scopes, .. } => (
+                            format!(
+                                "no live consent receipt for {}",
+                                scopes
+                                    .iter()
+                                    .map(|s| s.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                            scopes,
+                        ),
+                    };
+                let names: Vec<String> = scopes.iter().map(|s| s.as_str().to_owned()).collect();
+                Some(ConsentNeeded {
+                    name: slot.name.clone(),
+                    descriptor: Arc::clone(descriptor),
+                    reason,
+                    command: self.grant_command(&slot.name, &names),
+                    scopes,
+                })
+            })
+            .collect()
+    }
+
+    /// [`grant`](Self::grant), and make it count for this engine's next
+    /// [`context`](Self::context): when the consent store did not exist at
+    /// start (so none was attached, and every egress provider was refused),
+    /// the store the grant created is attached now. The records are the same
+    /// ones `cgp consent grant` writes, in the same store.
+    pub fn grant_and_enable(
+        &mut self,
+        name: &str,
+        request: &GrantRequest,
+    ) -> Result<Vec<ConsentRecord>, EngineError> {
+        let records = self.grant(name, request)?;
+        if self.host.consent_store().is_none() {
+            if let Some(path) = &self.consent_path {
+                let store = ConsentStore::open(path)?;
+                let host = std::mem::replace(&mut self.host, Host::new(HostOptions::default()));
+                self.host = host.with_consent_store(store);
+            }
         }
         Ok(records)
     }

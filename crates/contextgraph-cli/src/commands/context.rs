@@ -10,6 +10,11 @@
 //! injection-proof fencing (R3), and an audit entry for every frame offered.
 //! An egress provider without consent is sent nothing, and stderr says the
 //! exact `cgp consent grant …` command that would allow it (C1, C2, C6).
+//! When a person is at the terminal (stdin and stderr are terminals, no
+//! `--no-input`, no `CI`), they are asked first, provider by provider, with
+//! what it declared; a grant is recorded as `cgp consent grant` records it
+//! and the provider is queried in this run, and the default is to skip
+//! (see [`super::prompt`]). Pipes and scripts are never asked.
 //!
 //! Output: the prompt on stdout; with `--json`, the whole composition
 //! (prompt, citations, audit, usage — shape documented in
@@ -25,7 +30,7 @@ use contextgraph_engine::{ContextAnswer, ContextRequest, Engine, EngineOptions, 
 use contextgraph_types::FrameKind;
 
 use super::config::{runtime, ConfigSelection};
-use super::CommandError;
+use super::{prompt, CommandError};
 use crate::output;
 
 /// Arguments of `cgp context`.
@@ -41,7 +46,9 @@ Examples:
 
 Providers come from cgp.toml (see `cgp config`); with none, the built-in workspace provider
 reads --dir in-process, with no network. An egress provider without consent is not queried:
-stderr names the exact `cgp consent grant …` command to run.
+stderr names the exact `cgp consent grant …` command to run. On a terminal (stdin and stderr
+both terminals, no --no-input, CI unset) cgp first asks, for each such provider, whether to
+grant it (recorded like `cgp consent grant`, then queried now) or skip it (the default).
 
 Exit codes:
   0  the prompt was written (it may be empty when nothing matched; see --explain); providers
@@ -85,6 +92,10 @@ pub struct ContextArgs {
     /// reason, citations, the prompt) to this file; stdout is unchanged.
     #[arg(long, value_name = "PATH")]
     pub html: Option<std::path::PathBuf>,
+    /// Never ask anything on the terminal: an egress provider without consent is skipped, with
+    /// the grant command on stderr (as when stdin is not a terminal, or CI is set).
+    #[arg(long)]
+    pub no_input: bool,
 }
 
 /// The unit of `--budget`.
@@ -143,18 +154,35 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         budget: Some(budget),
     };
     let progress = std::io::stderr().is_terminal();
+    let ask = prompt::interactive(
+        args.no_input,
+        std::io::stdin().is_terminal(),
+        progress,
+        std::env::var_os("CI").as_deref(),
+    );
     let options = EngineOptions {
         progress,
         grant_command_args: args.selection.repeat_args(),
         ..EngineOptions::default()
     };
-    let answer = runtime()?.block_on(async {
-        let engine = Engine::start_with(&config, &args.selection.dir, options).await?;
+    let runtime = runtime()?;
+    let mut engine = runtime.block_on(Engine::start_with(&config, &args.selection.dir, options))?;
+    if ask {
+        // Outside the runtime's future: the person may take their time, and
+        // nothing is sent to any provider until they have answered (C2).
+        prompt::ask_for_consent(
+            &mut engine,
+            &mut std::io::stdin().lock(),
+            &mut std::io::stderr().lock(),
+            &prompt::interactive_user(),
+        );
+    }
+    let answer = runtime.block_on(async {
         let status = Progress::show(progress, engine.provider_names().len());
         let answer = engine.context(&request).await;
         status.clear();
         engine.shutdown().await;
-        Ok::<_, CommandError>(answer?)
+        answer
     })?;
     report_providers(&answer)?;
     if args.explain {

@@ -10,6 +10,7 @@ pub mod consent;
 pub mod context;
 pub mod inspect;
 pub mod mcp;
+pub mod prompt;
 pub mod providers;
 pub mod serve;
 
