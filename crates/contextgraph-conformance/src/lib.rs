@@ -48,7 +48,9 @@
 //!
 //! # Cargo features
 //!
-//! - `http` (default): the HTTP target.
+//! - `http` (default): the HTTP target, with an optional bearer token
+//!   (redacted everywhere, C8) and extra trusted CA certificates
+//!   ([`Target::http_with`], [`HttpTargetOptions`]).
 
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
@@ -69,4 +71,6 @@ pub use host_suite::{
 pub use options::SuiteOptions;
 pub use report::{CheckReport, NotApplicable, ProviderSummary, Report, Status, Summary, Verdict};
 pub use suite::run_suite;
+#[cfg(feature = "http")]
+pub use target::http::{BearerToken, BearerTokenError, CaCertError, HttpTargetOptions};
 pub use target::{Target, TargetError};

@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod config;
 pub mod consent;
 pub mod context;
+pub mod files;
 pub mod inspect;
 pub mod mcp;
 pub mod prompt;

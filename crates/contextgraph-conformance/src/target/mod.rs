@@ -30,9 +30,13 @@ pub enum Target {
     },
     /// A provider reached by POSTing one envelope per request.
     #[cfg(feature = "http")]
+    #[non_exhaustive]
     Http {
         /// The endpoint, `http://` or `https://`.
         url: String,
+        /// Credentials and trust: a bearer token (redacted in `Debug`, C8),
+        /// extra CA certificates.
+        options: http::HttpTargetOptions,
     },
 }
 
@@ -50,10 +54,21 @@ impl Target {
         }
     }
 
-    /// An HTTP target.
+    /// An HTTP target with no token and only the built-in web roots.
     #[cfg(feature = "http")]
     pub fn http(url: impl Into<String>) -> Self {
-        Target::Http { url: url.into() }
+        Self::http_with(url, http::HttpTargetOptions::default())
+    }
+
+    /// An HTTP target with a bearer token and/or extra trusted CA
+    /// certificates, e.g. one served by `cgp serve … --http --tls-cert …
+    /// --token-env …`.
+    #[cfg(feature = "http")]
+    pub fn http_with(url: impl Into<String>, options: http::HttpTargetOptions) -> Self {
+        Target::Http {
+            url: url.into(),
+            options,
+        }
     }
 
     /// How the report names the target.
@@ -67,8 +82,11 @@ impl Target {
                 }
                 text
             }
+            // The report carries this text: credentials never do (C8).
             #[cfg(feature = "http")]
-            Target::Http { url } => format!("http: {url}"),
+            Target::Http { url, options } => {
+                format!("http: {}{}", http::shown_url(url), options.describe())
+            }
         }
     }
 
@@ -85,7 +103,14 @@ impl Target {
                 program, args, options,
             )?)),
             #[cfg(feature = "http")]
-            Target::Http { url } => Ok(Box::new(http::HttpChannel::new(url, options)?)),
+            Target::Http {
+                url,
+                options: http_options,
+            } => Ok(Box::new(http::HttpChannel::new(
+                url,
+                http_options,
+                options,
+            )?)),
         }
     }
 }
@@ -102,10 +127,11 @@ pub enum TargetError {
         /// Why.
         source: std::io::Error,
     },
-    /// The HTTP client could not be built or the URL is unusable.
+    /// The HTTP client could not be built or the URL is unusable. Never
+    /// carries the bearer token (C8).
     #[error("cannot reach {url:?}: {reason}")]
     Http {
-        /// The URL.
+        /// The URL, credentials removed.
         url: String,
         /// Why.
         reason: String,

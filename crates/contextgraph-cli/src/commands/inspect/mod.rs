@@ -11,6 +11,9 @@
 //! the count), 2 on a usage error. With `--json` stdout carries only the
 //! JSON report, whose shape is documented in `contextgraph_conformance::report`.
 //! A closed stdout is not an error: the verdict is still the exit code.
+//! `cgp inspect http` reaches an authenticated, TLS-protected provider with
+//! `--token-env`/`--token-file` and `--ca-cert` (see [`http`]); an unusable
+//! token or CA flag exits 1 before anything is sent.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -24,6 +27,10 @@ use contextgraph_conformance::{
 };
 
 use super::CommandError;
+
+pub mod http;
+
+use http::HttpAuthArgs;
 
 /// Arguments of `cgp inspect`.
 #[derive(Debug, Args)]
@@ -43,7 +50,9 @@ pub enum InspectTarget {
     )]
     Stdio(StdioArgs),
     /// Check a provider served over HTTP (one envelope per POST).
-    #[command(after_help = "Example:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict")]
+    #[command(
+        after_help = "Examples:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict\n  cgp inspect http https://127.0.0.1:8700/cgp --strict --token-env CGP_TOKEN --ca-cert ca.pem\n  cgp inspect http https://cgp.example.org/cgp --token-file ~/.config/cgp/token --json > report.json\n\nThe token is read from a variable or a file, never from the command line; it is sent as\n`Authorization: Bearer …` on every request and never printed. Redirects are not followed.\n\nExit codes: 0 no check failed (with --strict: none skipped), 1 a check failed or a token/CA\nflag is unusable, 2 usage error."
+    )]
     Http(HttpArgs),
     /// Check this build's host and composer against adversarial providers,
     /// each paired with a well-behaved twin.
@@ -128,6 +137,10 @@ pub struct HttpArgs {
     /// Suite options.
     #[command(flatten)]
     pub suite: SuiteArgs,
+
+    /// Bearer token and trusted CAs.
+    #[command(flatten)]
+    pub auth: HttpAuthArgs,
 }
 
 /// The suite found problems; the report on stdout has the details.
@@ -152,7 +165,7 @@ pub fn run(args: InspectArgs) -> Result<(), CommandError> {
             let program = PathBuf::from(words.next().unwrap_or_default());
             (Target::stdio(program, words), a.suite)
         }
-        InspectTarget::Http(a) => (Target::http(a.url), a.suite),
+        InspectTarget::Http(a) => (Target::http_with(a.url, a.auth.options()?), a.suite),
     };
     let mut options = SuiteOptions::default()
         .strict(suite.strict)

@@ -18,9 +18,9 @@
 //! command line, where other users of the machine could read it in the
 //! process list.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use contextgraph_provider::Provider;
@@ -28,13 +28,11 @@ use contextgraph_provider_http::{
     serve_until_signal, AuthToken, HttpServeOptions, StderrLog, TlsFiles, DEFAULT_MAX_BODY_BYTES,
 };
 
+use crate::commands::files::read_token_file;
 use crate::commands::CommandError;
 
 /// The prefix of the line announcing the bound address (see the module docs).
 pub const LISTENING_PREFIX: &str = "cgp serve: listening on ";
-
-/// Largest token file read.
-const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
 
 /// HTTP serving options of `cgp serve <PROVIDER>`.
 #[derive(Debug, Clone, Args)]
@@ -128,28 +126,6 @@ pub fn parse_addr(text: &str) -> Result<SocketAddr, HttpFlagError> {
     text.parse::<SocketAddr>().map_err(|_| bad())
 }
 
-fn read_token_file(path: &Path) -> Result<String, HttpFlagError> {
-    let fail = |detail: String| HttpFlagError::TokenFile {
-        path: path.to_owned(),
-        detail,
-    };
-    let file = std::fs::File::open(path).map_err(|e| {
-        fail(format!(
-            "cannot open it ({e}); check the path and permissions"
-        ))
-    })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_TOKEN_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read it ({e})")))?;
-    if bytes.len() as u64 > MAX_TOKEN_FILE_BYTES {
-        return Err(fail(format!(
-            "larger than {MAX_TOKEN_FILE_BYTES} bytes; a token file holds only the token"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| fail("is not UTF-8 text".to_owned()))
-}
-
 impl HttpFlags {
     /// The server options these flags describe.
     pub fn options(&self) -> Result<HttpServeOptions, HttpFlagError> {
@@ -164,7 +140,10 @@ impl HttpFlags {
             }
             (None, Some(path)) => Some((
                 format!("--token-file {}", path.display()),
-                read_token_file(path)?,
+                read_token_file(path).map_err(|detail| HttpFlagError::TokenFile {
+                    path: path.clone(),
+                    detail,
+                })?,
             )),
             (None, None) => None,
         };
