@@ -10,15 +10,19 @@ use contextgraph_conformance::{
 use std::time::Duration;
 
 /// The documented defaults, except deadlines with headroom for a shared,
-/// noisy machine: a clean provider gets 2 s to exit (a hang guard, not a
-/// speed assertion).
+/// noisy machine (hang guards, not speed assertions): a clean provider
+/// gets 2 s to exit, the prompt twins beside a hanging provider 1 s to
+/// answer, and the host 5 s past a deadline before "it gave up by the
+/// deadline" fails. A host that waits for a silent provider still fails:
+/// it never gives up, and is stopped waiting for at the deadline plus slack.
 fn options() -> HostSuiteOptions {
-    let mut o = HostSuiteOptions::default()
+    HostSuiteOptions::default()
         .strict(true)
         .with_request_timeout(Duration::from_secs(5))
-        .with_adversary(AdversaryCommand::misbehaving(common::misbehaving_binary()));
-    o.shutdown_grace = Duration::from_secs(2);
-    o
+        .with_hang_deadline(Duration::from_secs(1))
+        .with_shutdown_grace(Duration::from_secs(2))
+        .with_deadline_slack(Duration::from_secs(5))
+        .with_adversary(AdversaryCommand::misbehaving(common::misbehaving_binary()))
 }
 
 #[test]

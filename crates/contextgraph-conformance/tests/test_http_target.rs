@@ -149,14 +149,19 @@ fn a_lying_provider_over_http_is_caught() {
 
 #[test]
 fn a_refused_connection_fails_the_handshake_within_the_timeout() {
-    // Bind and drop: nothing listens on the port any more.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
+    // A port bound but never listened on: connections to it are refused,
+    // and no other test (here or in another process) can be given it while
+    // the suite runs, as it could be a port bound and dropped.
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
         .expect("a free port");
+    let addr = socket.local_addr().expect("its address");
     let report = run_suite(
         &Target::http(format!("http://{addr}/cgp")),
         &common::options(),
     );
+    drop(socket);
     let handshake = report.check("handshake").expect("handshake always applies");
     assert_eq!(handshake.status, Status::Fail, "{}", report.render_text());
     assert!(!report.passed());

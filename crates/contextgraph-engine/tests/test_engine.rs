@@ -334,10 +334,14 @@ async fn each_provider_is_cut_off_at_its_own_timeout() {
         r#"{"reads":true,"writes":false,"egress":false}"#,
         true,
     );
-    // The workspace provider may take ten minutes; the slow one 300 ms. If
+    // The workspace provider may take ten minutes; the slow one 2 s. If
     // the per-provider cap did not hold, the fan-out would wait for the longest.
+    // The slow one's cap also bounds its start (spawning a shell and its
+    // handshake), so it is not made small: 300 ms can pass before a shell
+    // even runs on a loaded machine, and the provider would then be
+    // reported not started instead of timed out.
     let config = f.config(&format!(
-        "[providers.workspace]\ntimeout_ms = 600000\n[providers.slow]\ncommand = {:?}\ntimeout_ms = 300\n",
+        "[providers.workspace]\ntimeout_ms = 600000\n[providers.slow]\ncommand = {:?}\ntimeout_ms = 2000\n",
         script.display().to_string()
     ));
     let engine = Engine::start(&config, &f.ws()).await.unwrap();

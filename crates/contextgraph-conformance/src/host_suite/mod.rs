@@ -231,6 +231,14 @@ pub struct HostSuiteOptions {
     pub hang_deadline: Duration,
     /// Grace period the host gives a provider to exit after `shutdown`.
     pub shutdown_grace: Duration,
+    /// How far past a deadline (or the shutdown grace) the host may return
+    /// before "the host gave up by the deadline" fails. It absorbs the
+    /// machine's scheduling, not the host's patience: a host that waits for
+    /// a silent provider instead of its deadline is over it by whole
+    /// seconds, and one that never gives up is stopped waiting for at the
+    /// deadline plus this slack and fails too. Tests on shared machines pass
+    /// a few seconds.
+    pub deadline_slack: Duration,
     /// A skipped check fails the run too.
     pub strict: bool,
 }
@@ -242,6 +250,7 @@ impl Default for HostSuiteOptions {
             request_timeout: Duration::from_secs(2),
             hang_deadline: Duration::from_millis(300),
             shutdown_grace: Duration::from_millis(500),
+            deadline_slack: Duration::from_millis(1500),
             strict: false,
         }
     }
@@ -266,6 +275,29 @@ impl HostSuiteOptions {
     #[must_use]
     pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Set the deadline of the fan-outs meant to time out a provider (the
+    /// prompt twin beside it must answer within it too).
+    #[must_use]
+    pub fn with_hang_deadline(mut self, deadline: Duration) -> Self {
+        self.hang_deadline = deadline;
+        self
+    }
+
+    /// Set the grace period the host gives a provider to exit after `shutdown`.
+    #[must_use]
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Set how far past a deadline the host may return (see
+    /// [`deadline_slack`](Self::deadline_slack)).
+    #[must_use]
+    pub fn with_deadline_slack(mut self, slack: Duration) -> Self {
+        self.deadline_slack = slack;
         self
     }
 }

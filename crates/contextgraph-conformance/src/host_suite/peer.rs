@@ -6,6 +6,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::sync::Notify;
+
 use contextgraph_host::client::BoxFuture;
 use contextgraph_host::{
     Answer, Connection, ConnectionOptions, Host, HostOptions, ProviderClient, ProviderDescriptor,
@@ -49,12 +51,23 @@ async fn write_line(w: &mut (impl AsyncWriteExt + Unpin), v: &Value) -> std::io:
 }
 
 /// How a scripted lock-step peer answers each query.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Pace {
     /// Every reply at once.
     Prompt,
-    /// The reply to the query whose goal is `slow` comes after this delay.
-    SlowFirst(Duration),
+    /// The reply to the query whose goal is `slow` is held back until the
+    /// check has seen the host give up on that query (`given_up` is
+    /// notified), or else until `fallback` has passed. The reply is late by
+    /// construction, however the machine schedules the two sides: a timer
+    /// race ("reply after 3× the deadline") is lost on a loaded machine when
+    /// a stalled runtime wakes with the host's deadline and the peer's sleep
+    /// both expired and takes the reply first. A host that ignores its
+    /// deadline still gets the reply, after `fallback`, and accepts it, which
+    /// is what the check then reports.
+    LateFirst {
+        given_up: Arc<Notify>,
+        fallback: Duration,
+    },
     /// Acknowledges the handshake, then never answers anything.
     Silent,
 }
@@ -93,11 +106,17 @@ async fn serve_peer(
         if let Ok(mut s) = seen.lock() {
             s.queries.push(v.clone());
         }
-        if matches!(pace, Pace::Silent) {
-            continue;
-        }
-        if let (Pace::SlowFirst(delay), "slow") = (pace, goal.as_str()) {
-            tokio::time::sleep(delay).await;
+        match &pace {
+            Pace::Silent => continue,
+            Pace::LateFirst { given_up, fallback } if goal == "slow" => {
+                // `notify_one` keeps a permit, so a host that gave up before
+                // this line was even read is not missed.
+                tokio::select! {
+                    () = given_up.notified() => {}
+                    () = tokio::time::sleep(*fallback) => {}
+                }
+            }
+            _ => {}
         }
         let frame = honest_frame(
             &format!("answer-{goal}"),
@@ -224,6 +243,10 @@ async fn lockstep_session(pace: Pace, first_deadline: Duration, second: Duration
     options.handshake_timeout = second;
     // Long enough for the late reply to arrive and be discarded.
     options.resync_wait = second;
+    let given_up = match &pace {
+        Pace::LateFirst { given_up, .. } => Some(Arc::clone(given_up)),
+        _ => None,
+    };
     let (conn, seen) = open(PROTOCOL_VERSION, "scripted-peer", pace, options).await;
     let conn = match conn {
         Ok(c) => c,
@@ -239,6 +262,11 @@ async fn lockstep_session(pace: Pace, first_deadline: Duration, second: Duration
     let q1 = ContextQuery::new("slow", 4, 2000);
     let q2 = ContextQuery::new("fast", 4, 2000);
     let first = seen_answer(conn.query(&q1, Instant::now() + first_deadline).await);
+    // The host has given up on (or answered) the first query: only now may
+    // the adversary's reply to it be written.
+    if let Some(given_up) = given_up {
+        given_up.notify_one();
+    }
     let second = seen_answer(conn.query(&q2, Instant::now() + second).await);
     conn.shutdown().await;
     let ids_sent = seen
@@ -254,14 +282,19 @@ async fn lockstep_session(pace: Pace, first_deadline: Duration, second: Duration
 
 pub(crate) async fn lockstep_resync(options: &HostSuiteOptions) -> Outcome {
     let deadline = options.hang_deadline.min(Duration::from_millis(100));
-    let late = deadline * 3;
+    // Only a host that waits past its deadline ever sees the reply before it
+    // has given up; the slack bounds how long such a host is waited for.
+    let late = Pace::LateFirst {
+        given_up: Arc::new(Notify::new()),
+        fallback: deadline + options.deadline_slack,
+    };
     let (twin, adversary) = tokio::join!(
         lockstep_session(
             Pace::Prompt,
             options.request_timeout,
             options.request_timeout
         ),
-        lockstep_session(Pace::SlowFirst(late), deadline, options.request_timeout),
+        lockstep_session(late, deadline, options.request_timeout),
     );
     decide_lockstep(&twin, &adversary)
 }
@@ -346,19 +379,25 @@ pub(crate) async fn hang_timeout(options: &HostSuiteOptions) -> Outcome {
         }
     }
     let deadline = options.hang_deadline;
-    let started = Instant::now();
-    let report = host
-        .query_all(&ContextQuery::new("retry policy", 4, 2000), deadline)
-        .await;
-    let elapsed = started.elapsed();
-    host.shutdown().await;
-    super::stdio::decide_deadline(
-        &seen(&report, "prompt"),
-        "silent after the handshake",
-        &seen(&report, "silent"),
-        elapsed,
+    let query = ContextQuery::new("retry policy", 4, 2000);
+    let (report, elapsed) = super::stdio::bounded_fan_out(
+        host.query_all(&query, deadline),
         deadline,
+        options.deadline_slack,
     )
+    .await;
+    host.shutdown().await;
+    match report {
+        Some(report) => super::stdio::decide_deadline(
+            &seen(&report, "prompt"),
+            "silent after the handshake",
+            &seen(&report, "silent"),
+            elapsed,
+            deadline,
+            options.deadline_slack,
+        ),
+        None => super::stdio::never_returned(elapsed, deadline),
+    }
 }
 
 #[cfg(test)]

@@ -22,10 +22,6 @@ use crate::checks::{Evidence, Outcome};
 /// provider's 17 MiB noise line and its endless line are both over it.
 const LINE_CAP: usize = 1024 * 1024;
 
-/// Slack allowed past a deadline before "within the deadline" fails: the
-/// machine may be loaded, and the point is "not minutes".
-const DEADLINE_SLACK: Duration = Duration::from_millis(1500);
-
 fn query() -> ContextQuery {
     ContextQuery::new("retry policy, backoff and timeouts", 8, 8000)
 }
@@ -262,14 +258,29 @@ pub(crate) async fn correlation_ids(options: &HostSuiteOptions) -> Outcome {
     )
 }
 
+/// A fan-out under `deadline`, waited for no longer than the deadline plus
+/// `slack`: a host that never gives up fails the check instead of hanging
+/// it. `None` when it had not returned by then.
+pub(crate) async fn bounded_fan_out<T>(
+    fan_out: impl std::future::Future<Output = T>,
+    deadline: Duration,
+    slack: Duration,
+) -> (Option<T>, Duration) {
+    let t = Instant::now();
+    let report = tokio::time::timeout(deadline + slack, fan_out).await.ok();
+    (report, t.elapsed())
+}
+
 /// Deadline decision: the silent provider times out, the twin is served,
-/// and the fan-out returned within the deadline (plus slack).
+/// and the fan-out returned within the deadline (plus `slack`, the
+/// machine's scheduling).
 pub(crate) fn decide_deadline(
     twin: &Seen,
     name: &str,
     adversary: &Seen,
     elapsed: Duration,
     deadline: Duration,
+    slack: Duration,
 ) -> Outcome {
     let mut e = Evidence::default();
     pair(
@@ -283,20 +294,31 @@ pub(crate) fn decide_deadline(
         |s| matches!(s, Seen::TimedOut | Seen::Failed { .. }),
         "reports it timed out (or failed) by the deadline, never accepting",
     );
-    if elapsed <= deadline + DEADLINE_SLACK {
+    if elapsed <= deadline + slack {
         e.note(format!(
-            "the fan-out returned after {} ms (deadline {} ms)",
+            "the fan-out returned after {} ms (deadline {} ms, slack {} ms)",
             elapsed.as_millis(),
-            deadline.as_millis()
+            deadline.as_millis(),
+            slack.as_millis()
         ));
     } else {
         e.fail(format!(
-            "the fan-out returned after {} ms, past the {} ms deadline: a silent provider held the host",
+            "the fan-out returned after {} ms, past the {} ms deadline and {} ms of slack: a silent provider held the host",
             elapsed.as_millis(),
-            deadline.as_millis()
+            deadline.as_millis(),
+            slack.as_millis()
         ));
     }
     e.finish()
+}
+
+/// The outcome when a fan-out under `deadline` had not returned after `waited`.
+pub(crate) fn never_returned(waited: Duration, deadline: Duration) -> Outcome {
+    Outcome::fail(format!(
+        "the fan-out had not returned after {} ms, past its {} ms deadline: the host waits for a provider that will never answer",
+        waited.as_millis(),
+        deadline.as_millis()
+    ))
 }
 
 /// Resident memory of this process, in bytes (Linux), for the line-cap check.
@@ -322,18 +344,25 @@ pub(crate) async fn line_cap(options: &HostSuiteOptions) -> Outcome {
     };
     let before = resident_bytes();
     let deadline = options.hang_deadline;
-    let t = Instant::now();
-    let report = host.query_all(&query(), deadline).await;
-    let elapsed = t.elapsed();
+    let (report, elapsed) = bounded_fan_out(
+        host.query_all(&query(), deadline),
+        deadline,
+        options.deadline_slack,
+    )
+    .await;
     let after = resident_bytes();
     host.shutdown().await;
-    let outcome = decide_deadline(
-        &seen(&report, "bounded"),
-        "endless-line",
-        &seen(&report, "endless"),
-        elapsed,
-        deadline,
-    );
+    let outcome = match report {
+        Some(report) => decide_deadline(
+            &seen(&report, "bounded"),
+            "endless-line",
+            &seen(&report, "endless"),
+            elapsed,
+            deadline,
+            options.deadline_slack,
+        ),
+        None => never_returned(elapsed, deadline),
+    };
     let memory = match (before, after) {
         (Some(b), Some(a)) if a.saturating_sub(b) <= MAX_GROWTH => Outcome {
             kind: crate::checks::Kind::Pass,
@@ -389,8 +418,13 @@ pub(crate) struct Teardown {
 
 /// R2 decision: the clean provider ends before the grace period is up (it
 /// exited by itself); the one ignoring `shutdown` ends too (killed) and the
-/// host waited no longer than the grace period plus slack.
-pub(crate) fn decide_shutdown(polite: Teardown, stubborn: Teardown, grace: Duration) -> Outcome {
+/// host waited no longer than the grace period plus `slack`.
+pub(crate) fn decide_shutdown(
+    polite: Teardown,
+    stubborn: Teardown,
+    grace: Duration,
+    slack: Duration,
+) -> Outcome {
     let mut e = Evidence::default();
     if polite.ended && polite.took < grace {
         e.note(format!(
@@ -405,7 +439,7 @@ pub(crate) fn decide_shutdown(polite: Teardown, stubborn: Teardown, grace: Durat
             grace.as_millis()
         ));
     }
-    if stubborn.ended && stubborn.took <= grace + DEADLINE_SLACK {
+    if stubborn.ended && stubborn.took <= grace + slack {
         e.note(format!(
             "adversary hang-on-shutdown: killed after the grace period ({} ms)",
             stubborn.took.as_millis()
@@ -438,7 +472,10 @@ pub(crate) async fn shutdown(options: &HostSuiteOptions) -> Outcome {
     for client in &clients {
         let pid = client.pid();
         let t = Instant::now();
-        client.shutdown().await;
+        // A host that never kills a provider ignoring `shutdown` is stopped
+        // waiting for here, and found still running below.
+        let bound = options.shutdown_grace + options.deadline_slack;
+        let _ = tokio::time::timeout(bound, client.shutdown()).await;
         let took = t.elapsed();
         teardowns.push(Teardown {
             ended: ended_soon(pid).await,
@@ -447,7 +484,12 @@ pub(crate) async fn shutdown(options: &HostSuiteOptions) -> Outcome {
     }
     host.shutdown().await;
     match teardowns.as_slice() {
-        [polite, stubborn] => decide_shutdown(*polite, *stubborn, options.shutdown_grace),
+        [polite, stubborn] => decide_shutdown(
+            *polite,
+            *stubborn,
+            options.shutdown_grace,
+            options.deadline_slack,
+        ),
         _ => Outcome::fail(format!(
             "expected two providers, observed {}",
             teardowns.len()
@@ -532,19 +574,61 @@ mod tests {
     #[test]
     fn deadline_check_fails_when_the_host_waits_past_the_deadline() {
         let d = Duration::from_millis(300);
+        let slack = Duration::from_millis(1500);
         assert_eq!(
-            decide_deadline(&ok(), "s", &Seen::TimedOut, d, d).kind,
+            decide_deadline(&ok(), "s", &Seen::TimedOut, d, d, slack).kind,
             Kind::Pass
         );
         assert_eq!(
-            decide_deadline(&ok(), "s", &Seen::TimedOut, Duration::from_secs(60), d).kind,
+            decide_deadline(&ok(), "s", &Seen::TimedOut, d + slack, d, slack).kind,
+            Kind::Pass,
+            "late by the slack: a loaded machine, not a patient host"
+        );
+        assert_eq!(
+            decide_deadline(
+                &ok(),
+                "s",
+                &Seen::TimedOut,
+                d + slack + Duration::from_millis(1),
+                d,
+                slack
+            )
+            .kind,
             Kind::Fail
         );
         assert_eq!(
-            decide_deadline(&Seen::TimedOut, "s", &Seen::TimedOut, d, d).kind,
+            decide_deadline(
+                &ok(),
+                "s",
+                &Seen::TimedOut,
+                Duration::from_secs(60),
+                d,
+                slack
+            )
+            .kind,
+            Kind::Fail
+        );
+        assert_eq!(
+            decide_deadline(&Seen::TimedOut, "s", &Seen::TimedOut, d, d, slack).kind,
             Kind::Fail,
             "a host that times out everyone cannot tell them apart"
         );
+        assert_eq!(never_returned(d + slack, d).kind, Kind::Fail);
+    }
+
+    #[test]
+    fn a_fan_out_that_never_returns_is_given_up_on_at_the_deadline_plus_slack() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        // Short, and only a lower bound is asserted: no machine is too slow.
+        let (d, slack) = (Duration::from_millis(10), Duration::from_millis(20));
+        let (report, waited) = rt.block_on(bounded_fan_out(std::future::pending::<()>(), d, slack));
+        assert!(report.is_none());
+        assert!(waited >= d + slack, "{waited:?}");
+        let (report, _) = rt.block_on(bounded_fan_out(async { 7 }, d, slack));
+        assert_eq!(report, Some(7));
     }
 
     #[test]
@@ -558,14 +642,24 @@ mod tests {
             ended: true,
             took: g,
         };
-        assert_eq!(decide_shutdown(quick, killed, g).kind, Kind::Pass);
+        let slack = Duration::from_millis(1500);
+        assert_eq!(decide_shutdown(quick, killed, g, slack).kind, Kind::Pass);
         let left = Teardown {
             ended: false,
             took: g,
         };
-        assert_eq!(decide_shutdown(quick, left, g).kind, Kind::Fail);
+        assert_eq!(decide_shutdown(quick, left, g, slack).kind, Kind::Fail);
+        let late = Teardown {
+            ended: true,
+            took: g + slack + Duration::from_millis(1),
+        };
         assert_eq!(
-            decide_shutdown(killed, killed, g).kind,
+            decide_shutdown(quick, late, g, slack).kind,
+            Kind::Fail,
+            "killed, but long after the grace"
+        );
+        assert_eq!(
+            decide_shutdown(killed, killed, g, slack).kind,
             Kind::Fail,
             "the clean provider should exit before the grace is up"
         );
