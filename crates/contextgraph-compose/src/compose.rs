@@ -19,7 +19,7 @@ use crate::audit::{
 use crate::budget::{water_fill, Budget, Claim};
 use crate::dedup::{group, regions_of, Candidate, Declared, Region};
 use crate::fence::{
-    block_len_lower_bound, block_len_without_content, escaped_content_len, render_prompt,
+    block_len_lower_bound_of, block_len_without_content, escaped_content_len, render_prompt,
     FenceAttributes, BLOCK_SEPARATOR, PREAMBLE,
 };
 use crate::hash::ContentSha256;
@@ -181,16 +181,17 @@ pub fn compose_with(
 ) -> Result<Composition, ComposeError> {
     let providers = providers_in_order(outcomes)?;
     let keyer = Keyer::new();
-    let offered: usize = providers.iter().map(|p| p.offered_frames().len()).sum();
-    let mut entries: Vec<FrameAudit> = Vec::with_capacity(offered);
+    // Frames of quarantined providers and ids served twice (usually none):
+    // their entries are merged into canonical order at the end.
+    let mut early: Vec<FrameAudit> = Vec::new();
     let mut regions: Vec<Region<'_>> = Vec::new();
     let workers = Workers::new(options.threads);
-    let candidates = candidates(
+    let (mut entries, candidates) = candidates(
         &providers,
         rehydrator,
         &keyer,
         workers,
-        &mut entries,
+        &mut early,
         &mut regions,
     );
     let groups = group(&candidates, &regions);
@@ -211,29 +212,28 @@ pub fn compose_with(
         })
         .collect();
     let labels = disambiguate(&requests, &keyer);
-    let attributes: Vec<FenceAttributes<'_>> = groups
-        .groups
-        .iter()
-        .zip(&labels)
-        .map(|((_, rep), label)| {
-            let c = &candidates[*rep];
-            FenceAttributes {
-                provider: c.provider_id,
-                id: &c.frame.id,
-                kind: c.frame.kind.as_str(),
-                label,
-                title: &c.frame.title,
-            }
-        })
-        .collect();
+    drop(requests);
+    let attributes = |g: usize| {
+        let c = &candidates[groups.groups[g].1];
+        FenceAttributes {
+            provider: c.provider_id,
+            id: &c.frame.id,
+            kind: c.frame.kind.as_str(),
+            label: &labels[g],
+            title: &c.frame.title,
+        }
+    };
 
-    // Charges: a lower bound from the unescaped sizes (no scan), the exact
-    // escaped size only for blocks that might fit.
+    // Charges: a lower bound from the unescaped sizes (no scan, and no visit
+    // to the frame: its fixed attributes were measured while building), the
+    // exact escaped size only for blocks that might fit.
     let rep_body = |g: usize| candidates[groups.groups[g].1].body.as_ref();
     let lower_bound: Vec<u32> = (0..n_groups)
         .map(|g| {
+            let c = &candidates[groups.groups[g].1];
+            let values = c.attributes_len + labels[g].len();
             token_cost_of_len(
-                block_len_lower_bound(&attributes[g], rep_body(g).len()) + BLOCK_SEPARATOR.len(),
+                block_len_lower_bound_of(values, c.body.len()) + BLOCK_SEPARATOR.len(),
             )
         })
         .collect();
@@ -274,7 +274,7 @@ pub fn compose_with(
         &lower_bound,
         |g| {
             token_cost_of_len(
-                block_len_without_content(&attributes[g])
+                block_len_without_content(&attributes(g))
                     + escaped_content_len(rep_body(g))
                     + BLOCK_SEPARATOR.len(),
             )
@@ -291,7 +291,7 @@ pub fn compose_with(
         Placement::Stable => (0..n_groups).filter(|&g| included[g]).collect(),
         Placement::Ranked => edges_first(in_priority),
     };
-    let prompt = render_prompt(placed.iter().map(|&g| (attributes[g], rep_body(g))));
+    let prompt = render_prompt(placed.iter().map(|&g| (attributes(g), rep_body(g))));
     let mut position = vec![u32::MAX; n_groups];
     for (at, &g) in placed.iter().enumerate() {
         position[g] = u32::try_from(at).unwrap_or(u32::MAX);
@@ -299,7 +299,15 @@ pub fn compose_with(
 
     let citations: Vec<Citation> = placed
         .iter()
-        .map(|&g| citation(&candidates, &groups.members, &groups.groups[g], &labels[g]))
+        .map(|&g| {
+            citation(
+                &candidates,
+                &entries,
+                &groups.members,
+                &groups.groups[g],
+                &labels[g],
+            )
+        })
         .collect();
 
     // Budget totals.
@@ -319,7 +327,7 @@ pub fn compose_with(
     for g in (0..n_groups).filter(|&g| included[g]) {
         let c = &candidates[groups.groups[g].1];
         served[c.provider].push(ServedFrame {
-            frame: c.id.clone(),
+            frame: entries[c.entry].frame.clone(),
             token_cost: c.cost,
         });
     }
@@ -331,20 +339,19 @@ pub fn compose_with(
             group_of[m] = g;
         }
     }
-    let basis_of = |i: usize, rep: usize| {
-        if candidates[i].sha == candidates[rep].sha {
-            DuplicateBasis::SameContent
-        } else {
-            DuplicateBasis::OverlappingRegion
-        }
-    };
-    let mut statuses = Vec::with_capacity(candidates.len());
+    // Every candidate's entry gets its status: included, duplicate of its
+    // group's representative, or over budget.
     for (i, &g) in group_of.iter().enumerate() {
-        let rep = groups.groups[g].1;
+        let (c, rep) = (&candidates[i], groups.groups[g].1);
         let status = if i != rep {
+            let of = &candidates[rep];
             FrameStatus::Excluded(Exclusion::Duplicate {
-                of: candidates[rep].id.clone(),
-                basis: basis_of(i, rep),
+                of: entries[of.entry].frame.clone(),
+                basis: if c.sha == of.sha {
+                    DuplicateBasis::SameContent
+                } else {
+                    DuplicateBasis::OverlappingRegion
+                },
             })
         } else if included[g] {
             FrameStatus::Included(Inclusion {
@@ -358,36 +365,30 @@ pub fn compose_with(
                 remaining: room,
             })
         };
-        statuses.push(status);
+        entries[c.entry].status = status;
     }
-    // `entries` holds the frames excluded before dedup, in push order; the
-    // candidates are in canonical order already and share no (provider, id)
-    // with them. Sorting the few early ones and merging gives the canonical
-    // order without comparing the many candidates' strings.
-    let canonical = |a: &FrameAudit, b: &FrameAudit| {
-        (&a.frame, &a.content_sha256, a.token_cost).cmp(&(
-            &b.frame,
-            &b.content_sha256,
-            b.token_cost,
-        ))
-    };
-    let mut early = entries;
-    early.sort_by(canonical);
-    let mut entries: Vec<FrameAudit> = Vec::with_capacity(early.len() + candidates.len());
-    let mut early = early.into_iter().peekable();
-    for (c, status) in candidates.into_iter().zip(statuses) {
-        let entry = FrameAudit {
-            frame: c.id,
-            content_sha256: Some(c.sha),
-            token_cost: c.cost,
-            status,
+    if !early.is_empty() {
+        // `entries` is in canonical order and shares no (provider, id) with
+        // the early ones: sort those few and merge.
+        let canonical = |a: &FrameAudit, b: &FrameAudit| {
+            (&a.frame, &a.content_sha256, a.token_cost).cmp(&(
+                &b.frame,
+                &b.content_sha256,
+                b.token_cost,
+            ))
         };
-        while let Some(e) = early.next_if(|e| canonical(e, &entry).is_lt()) {
-            entries.push(e);
+        early.sort_by(canonical);
+        let mut early = early.into_iter().peekable();
+        let mut merged: Vec<FrameAudit> = Vec::with_capacity(entries.len() + early.len());
+        for entry in entries {
+            while let Some(e) = early.next_if(|e| canonical(e, &entry).is_lt()) {
+                merged.push(e);
+            }
+            merged.push(entry);
         }
-        entries.push(entry);
+        merged.extend(early);
+        entries = merged;
     }
-    entries.extend(early);
 
     let mut provider_audits = Vec::with_capacity(providers.len());
     let mut usage = Vec::with_capacity(providers.len());
@@ -510,10 +511,14 @@ fn providers_in_order(outcomes: &[ProviderOutcome]) -> Result<Vec<&ProviderOutco
     Ok(providers)
 }
 
-/// Apply the per-frame checks to every offered frame: frames that fail get
-/// their audit entry in `entries` now; the rest come back as candidates,
-/// sorted canonically, with content hashed, declared digests checked (D1),
-/// costs recomputed, and their `file` regions in `regions`.
+/// Apply the per-frame checks to every offered frame and give each one its
+/// audit entry. Frames of quarantined providers and ids served twice get
+/// theirs in `early` (in no particular order); every other frame gets one in
+/// the returned entries, in canonical order: final for the frames that fail
+/// a check, with its identity, cost and digest (but not its status yet) for
+/// the candidates. Candidates come back sorted canonically, with content
+/// hashed, declared digests checked (D1), costs recomputed, and their `file`
+/// regions in `regions`.
 ///
 /// The per-frame work runs on `workers` in contiguous chunks of the
 /// canonical order (see [`crate::parallel`]) and chunk results are merged in
@@ -523,9 +528,9 @@ fn candidates<'a>(
     rehydrator: &dyn Rehydrate,
     keyer: &Keyer,
     workers: Workers,
-    entries: &mut Vec<FrameAudit>,
+    early: &mut Vec<FrameAudit>,
     regions: &mut Vec<Region<'a>>,
-) -> Vec<Candidate<'a>> {
+) -> (Vec<FrameAudit>, Vec<Candidate<'a>>) {
     let mut offered: Vec<(usize, &'a ContextFrame)> = Vec::new();
     for (p, outcome) in providers.iter().enumerate() {
         match &outcome.status {
@@ -533,7 +538,7 @@ fn candidates<'a>(
             ProviderStatus::Quarantined { frames, violations } => {
                 let anchors = distinct_anchors(violations.iter().map(|v| v.anchor.as_str()));
                 for f in frames {
-                    entries.push(excluded_early(
+                    early.push(excluded_early(
                         f,
                         &outcome.provider_id,
                         Exclusion::ProviderQuarantined {
@@ -545,6 +550,12 @@ fn candidates<'a>(
             _ => {}
         }
     }
+    // The sort compares ids, scattered on the heap: read them all first, in
+    // a loop whose loads are independent, so that their misses overlap.
+    let ids_touched = offered
+        .iter()
+        .fold(0u8, |acc, (_, f)| acc.wrapping_add(first_byte(&f.id)));
+    std::hint::black_box(ids_touched);
     // D2: one id, one frame. A provider serving an id twice loses all copies,
     // which keeps the outcome independent of which copy arrived first.
     offered.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
@@ -559,7 +570,7 @@ fn candidates<'a>(
         let provider_id = providers[p].provider_id.as_str();
         if end - k > 1 {
             for &(_, f) in &offered[k..end] {
-                entries.push(excluded_early(f, provider_id, Exclusion::DuplicateId));
+                early.push(excluded_early(f, provider_id, Exclusion::DuplicateId));
             }
         } else {
             jobs.push(Job {
@@ -572,62 +583,79 @@ fn candidates<'a>(
     }
     drop(offered);
 
-    // Checks and metadata, in parallel chunks. Reference frames are left
-    // to the merge: rehydration is the host's, called from this thread only,
-    // in canonical order.
+    // Checks, metadata and audit entries, in parallel chunks. Reference
+    // frames are left to the merge: rehydration is the host's, called from
+    // this thread only, in canonical order.
+    let n_jobs = jobs.len();
     let built = workers.map_chunks(
         &jobs,
         |job| 256 + job.frame.content.as_ref().map_or(0, |c| c.len() / 32),
-        |_, chunk| build_chunk(chunk, keyer),
+        |start, chunk| build_chunk(start, chunk, n_jobs, keyer),
     );
-    let mut out: Vec<Candidate<'a>> = Vec::with_capacity(jobs.len());
-    let mut fingerprints: Vec<u64> = Vec::with_capacity(jobs.len());
-    let mut position = vec![usize::MAX; jobs.len()];
-    let mut chunk_regions = Vec::with_capacity(built.len());
-    let mut first_job = 0;
+    let mut built = built.into_iter();
+    let Some(BuiltChunk {
+        mut entries,
+        mut candidates,
+        mut fingerprints,
+        references,
+        regions: mut job_regions,
+    }) = built.next()
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut references = references;
     for chunk in built {
-        let n_jobs = chunk.slots.len();
-        for (slot, (j, job)) in chunk
-            .slots
-            .into_iter()
-            .zip(jobs.iter().enumerate().skip(first_job))
-        {
-            let result = match slot {
-                Slot::Built(c, fingerprint) => Ok((c, fingerprint)),
-                // Hashed when rehydrated: never a hashing job, so no fingerprint.
-                Slot::Reference => reference_candidate(job, rehydrator, keyer).map(|c| (c, 0)),
-                Slot::Failed(reason) => Err(reason),
-            };
-            match result {
-                Ok((c, fingerprint)) => {
-                    position[j] = out.len();
-                    out.push(c);
-                    fingerprints.push(fingerprint);
+        entries.extend(chunk.entries);
+        candidates.extend(chunk.candidates);
+        fingerprints.extend(chunk.fingerprints);
+        references.extend(chunk.references);
+        job_regions.extend(chunk.regions);
+    }
+    if !references.is_empty() {
+        // Rehydrate in canonical order and put the survivors in their place.
+        let inline = std::mem::take(&mut candidates);
+        let inline_fingerprints = std::mem::take(&mut fingerprints);
+        let mut inline = inline.into_iter().zip(inline_fingerprints).peekable();
+        for j in references {
+            while let Some((c, fingerprint)) = inline.next_if(|(c, _)| c.entry < j) {
+                candidates.push(c);
+                fingerprints.push(fingerprint);
+            }
+            let job = &jobs[j];
+            match reference_candidate(j, job, rehydrator, keyer) {
+                Ok(c) => {
+                    let entry = &mut entries[j];
+                    entry.token_cost = c.cost;
+                    entry.content_sha256 = Some(c.sha);
+                    candidates.push(c);
+                    // Hashed when rehydrated: never a hashing job, so no fingerprint.
+                    fingerprints.push(0);
                 }
-                Err(reason) => {
-                    entries.push(excluded_early(job.frame, job.provider_id, reason));
-                }
+                Err(reason) => entries[j].status = FrameStatus::Excluded(reason),
             }
         }
-        chunk_regions.push((first_job, chunk.regions));
-        first_job += n_jobs;
-    }
-    regions.reserve(chunk_regions.iter().map(|(_, r)| r.len()).sum());
-    for (first_job, rs) in chunk_regions {
-        for mut r in rs {
-            let at = position[first_job + r.candidate];
-            if at != usize::MAX {
-                r.candidate = at;
-                regions.push(r);
-            }
+        for (c, fingerprint) in inline {
+            candidates.push(c);
+            fingerprints.push(fingerprint);
         }
     }
+    // Regions name jobs; candidates are numbered among themselves.
+    let mut position = vec![usize::MAX; n_jobs];
+    for (at, c) in candidates.iter().enumerate() {
+        position[c.entry] = at;
+    }
+    regions.reserve(job_regions.len());
+    regions.extend(job_regions.into_iter().filter_map(|mut r| {
+        r.candidate = position[r.candidate];
+        (r.candidate != usize::MAX).then_some(r)
+    }));
 
-    let shas = hash_contents(&out, &fingerprints, workers);
+    hash_contents(&mut candidates, &fingerprints, workers);
     let mut mismatched = Vec::new();
-    for (i, (c, hashed)) in out.iter_mut().zip(shas).enumerate() {
-        if let Some(sha) = hashed {
-            c.sha = sha;
+    for (i, c) in candidates.iter().enumerate() {
+        // Rehydrated candidates were checked against their canonical hash.
+        if matches!(c.body, Cow::Borrowed(_)) {
+            entries[c.entry].content_sha256 = Some(c.sha);
             // D1 on the digest parsed while building (32 bytes, in cache).
             if c.declared.contradicts(&c.sha) {
                 mismatched.push(i);
@@ -636,22 +664,16 @@ fn candidates<'a>(
     }
     if mismatched.is_empty() {
         // The common case: nothing to take out, no index to remap.
-        return out;
+        return (entries, candidates);
     }
-    let mut kept = Vec::with_capacity(out.len());
-    let mut new_index = vec![usize::MAX; out.len()];
+    let mut kept = Vec::with_capacity(candidates.len());
+    let mut new_index = vec![usize::MAX; candidates.len()];
     let mut next_mismatch = mismatched.into_iter().peekable();
-    for (old, c) in out.into_iter().enumerate() {
+    for (old, c) in candidates.into_iter().enumerate() {
         if next_mismatch.next_if_eq(&old).is_some() {
-            let status = FrameStatus::Excluded(Exclusion::DigestMismatch {
-                declared: c.id.content_digest.clone().unwrap_or_default(),
+            entries[c.entry].status = FrameStatus::Excluded(Exclusion::DigestMismatch {
+                declared: c.frame.content_digest.clone().unwrap_or_default(),
                 actual: c.sha.to_string(),
-            });
-            entries.push(FrameAudit {
-                frame: c.id,
-                content_sha256: Some(c.sha),
-                token_cost: c.cost,
-                status,
             });
             continue;
         }
@@ -664,7 +686,7 @@ fn candidates<'a>(
     });
     // Already in (provider id, frame id) order, which is canonical FrameId
     // order now that ids are unique per provider.
-    kept
+    (entries, kept)
 }
 
 /// One offered frame with a unique id, to be checked.
@@ -674,52 +696,84 @@ struct Job<'a> {
     frame: &'a ContextFrame,
 }
 
-/// What the parallel pass made of one job.
-enum Slot<'a> {
-    /// An inline candidate (content not hashed yet) and its content fingerprint.
-    Built(Candidate<'a>, u64),
-    /// A reference frame: built by the merge, which rehydrates it.
-    Reference,
-    /// Excluded by a per-frame check.
-    Failed(Exclusion),
-}
-
 /// The parallel pass's output for one chunk of jobs.
 struct BuiltChunk<'a> {
-    /// One slot per job, in order.
-    slots: Vec<Slot<'a>>,
-    /// The `file` regions of the chunk's jobs, `candidate` being the job's
-    /// index within the chunk (remapped by the merge).
+    /// One audit entry per job, in order: final for frames that failed a
+    /// check, to be completed for the others.
+    entries: Vec<FrameAudit>,
+    /// The jobs' inline candidates (content not hashed yet), in order.
+    candidates: Vec<Candidate<'a>>,
+    /// Each candidate's content fingerprint.
+    fingerprints: Vec<u64>,
+    /// The (global) indices of the jobs that are reference frames: built by
+    /// the merge, which rehydrates them.
+    references: Vec<usize>,
+    /// The `file` regions of the chunk's candidates and references,
+    /// `candidate` being the (global) job index (remapped by the merge).
     regions: Vec<Region<'a>>,
 }
 
-fn build_chunk<'a>(jobs: &[Job<'a>], keyer: &Keyer) -> BuiltChunk<'a> {
-    let mut slots = Vec::with_capacity(jobs.len());
-    let mut regions = Vec::with_capacity(jobs.len());
-    for (j, job) in jobs.iter().enumerate() {
-        let slot = if let FrameKind::Other(kind) = &job.frame.kind {
-            Slot::Failed(Exclusion::UnknownKind { kind: kind.clone() })
-        } else if job.frame.representation == Representation::Reference {
-            Slot::Reference
-        } else if let Some(text) = job.frame.content.as_deref() {
-            // Hashed (and D1-checked) in `hash_contents`.
-            let c = candidate(job, Cow::Borrowed(text), ContentSha256([0; 32]), keyer);
-            let fingerprint = fingerprint(text, &c.declared, keyer);
-            Slot::Built(c, fingerprint)
-        } else {
-            Slot::Failed(Exclusion::NoContent)
-        };
-        if !matches!(slot, Slot::Failed(_)) {
-            regions_of(job.frame, j, keyer, &mut regions);
+/// The status a candidate's audit entry holds until packing has decided:
+/// always overwritten (included, duplicate or over budget) before the
+/// composition is returned.
+fn undecided() -> FrameStatus {
+    FrameStatus::Excluded(Exclusion::OverBudget {
+        charge: 0,
+        remaining: 0,
+    })
+}
+
+/// The per-frame pass over one chunk of jobs, the first being job `start`
+/// of `n_jobs`: checks (U2, P1), each job's audit entry, inline candidates
+/// with their fingerprints, and `file` regions.
+fn build_chunk<'a>(start: usize, jobs: &[Job<'a>], n_jobs: usize, keyer: &Keyer) -> BuiltChunk<'a> {
+    // The first chunk's vectors become the whole lists: room for all.
+    let room = if start == 0 { n_jobs } else { jobs.len() };
+    let mut out = BuiltChunk {
+        entries: Vec::with_capacity(room),
+        candidates: Vec::with_capacity(room),
+        fingerprints: Vec::with_capacity(room),
+        references: Vec::new(),
+        regions: Vec::with_capacity(jobs.len()),
+    };
+    for (n, job) in jobs.iter().enumerate() {
+        if n % TOUCH_BATCH == 0 {
+            // The next batch's misses all in flight at once, one wait for all.
+            for ahead in jobs.iter().skip(n + TOUCH_BATCH).take(TOUCH_BATCH) {
+                touch_metadata(ahead.frame);
+            }
         }
-        slots.push(slot);
+        let j = start + n;
+        let frame = job.frame;
+        let mut entry = FrameAudit {
+            frame: frame.frame_id(job.provider_id),
+            content_sha256: None,
+            token_cost: token_cost_for(frame.content.as_deref()),
+            status: undecided(),
+        };
+        if let FrameKind::Other(kind) = &frame.kind {
+            entry.status = FrameStatus::Excluded(Exclusion::UnknownKind { kind: kind.clone() });
+        } else if frame.representation == Representation::Reference {
+            out.references.push(j);
+            regions_of(frame, j, keyer, &mut out.regions);
+        } else if let Some(text) = frame.content.as_deref() {
+            // Hashed (and D1-checked) in `hash_contents`.
+            let c = candidate(j, job, Cow::Borrowed(text), ContentSha256([0; 32]), keyer);
+            out.fingerprints.push(fingerprint(text, &c.declared, keyer));
+            out.candidates.push(c);
+            regions_of(frame, j, keyer, &mut out.regions);
+        } else {
+            entry.status = FrameStatus::Excluded(Exclusion::NoContent);
+        }
+        out.entries.push(entry);
     }
-    BuiltChunk { slots, regions }
+    out
 }
 
 /// A reference frame (P3) as a candidate: it carries no content, and only
 /// rehydrated bytes that hash to its `canonical_content_hash` give it one.
 fn reference_candidate<'a>(
+    j: usize,
     job: &Job<'a>,
     rehydrator: &dyn Rehydrate,
     keyer: &Keyer,
@@ -746,10 +800,11 @@ fn reference_candidate<'a>(
             })
         }
     }
-    Ok(candidate(job, Cow::Owned(text), sha, keyer))
+    Ok(candidate(j, job, Cow::Owned(text), sha, keyer))
 }
 
 fn candidate<'a>(
+    entry: usize,
     job: &Job<'a>,
     body: Cow<'a, str>,
     sha: ContentSha256,
@@ -767,8 +822,12 @@ fn candidate<'a>(
         &frame.id,
         job.provider_id,
     );
+    // The unescaped size of the attribute values other than the label.
+    let attributes_len =
+        job.provider_id.len() + frame.id.len() + frame.kind.as_str().len() + frame.title.len();
     Candidate {
-        id: frame.frame_id(job.provider_id),
+        entry,
+        attributes_len,
         provider_id: job.provider_id,
         provider: job.provider,
         label: keyer.key(label),
@@ -799,16 +858,13 @@ fn fingerprint(text: &str, declared: &Declared, keyer: &Keyer) -> u64 {
     }
 }
 
-/// The SHA-256 of every inline candidate's content (`None` for rehydrated
-/// ones, hashed already), in parallel chunks. Content byte-identical to an
-/// earlier candidate's (same fingerprint, then compared byte for byte, so
-/// nothing a provider declares is trusted) is not hashed again: it gets
-/// that candidate's digest, which is the digest it would have computed.
-fn hash_contents(
-    candidates: &[Candidate<'_>],
-    fingerprints: &[u64],
-    workers: Workers,
-) -> Vec<Option<ContentSha256>> {
+/// Set the SHA-256 of every inline candidate's content (rehydrated ones
+/// were hashed already), computed in parallel chunks. Content
+/// byte-identical to an earlier candidate's (same fingerprint, then compared
+/// byte for byte, so nothing a provider declares is trusted) is not hashed
+/// again: it gets that candidate's digest, which is the digest it would
+/// have computed.
+fn hash_contents(candidates: &mut [Candidate<'_>], fingerprints: &[u64], workers: Workers) {
     // Each candidate is compared with the first one of its fingerprint at
     // most, so hostile look-alikes cost one comparison each, never more.
     let mut first: HashMap<u64, usize, BuildHasherDefault<PassThrough>> =
@@ -822,20 +878,26 @@ fn hash_contents(
             }
         }
     }
+    drop(first);
+    let shared: &[Candidate<'_>] = candidates;
     let hashed = workers.map_chunks(
-        candidates,
+        shared,
         |c| c.body.len(),
         |start, chunk| {
             let mut out: Vec<Hashed> = Vec::with_capacity(chunk.len());
             for (n, c) in chunk.iter().enumerate() {
                 if let Some(next) = chunk.get(n + TOUCH_AHEAD) {
                     touch(next.body.as_bytes());
+                    // A repeat is compared with its first occurrence, cold by now.
+                    if let Some(first) = shared.get(same_as[start + n + TOUCH_AHEAD]) {
+                        touch(first.body.as_bytes());
+                    }
                 }
                 out.push(match c.body {
                     Cow::Owned(_) => Hashed::Already,
                     Cow::Borrowed(text) => {
                         let j = same_as[start + n];
-                        if j != usize::MAX && candidates[j].body.as_bytes() == text.as_bytes() {
+                        if j != usize::MAX && shared[j].body.as_bytes() == text.as_bytes() {
                             Hashed::SameAs(j)
                         } else {
                             Hashed::Digest(ContentSha256::of(text.as_bytes()))
@@ -846,18 +908,15 @@ fn hash_contents(
             out
         },
     );
-    let mut shas: Vec<Option<ContentSha256>> = Vec::with_capacity(candidates.len());
-    for h in hashed.into_iter().flatten() {
-        let sha = match h {
-            Hashed::Already => None,
-            Hashed::Digest(sha) => Some(sha),
+    for (i, h) in hashed.into_iter().flatten().enumerate() {
+        match h {
+            Hashed::Already => {}
+            Hashed::Digest(sha) => candidates[i].sha = sha,
             // `j` is the first candidate of its fingerprint, so it was hashed
             // itself, and it comes earlier.
-            Hashed::SameAs(j) => shas[j],
-        };
-        shas.push(sha);
+            Hashed::SameAs(j) => candidates[i].sha = candidates[j].sha,
+        }
     }
-    shas
 }
 
 /// The hashing pass's result for one candidate.
@@ -869,6 +928,9 @@ enum Hashed {
     /// Byte-identical to this earlier candidate's content.
     SameAs(usize),
 }
+
+/// How many frames' metadata [`touch_metadata`] reads at once, one batch ahead.
+const TOUCH_BATCH: usize = 8;
 
 /// How many frames ahead of the one being hashed [`touch`] reads.
 const TOUCH_AHEAD: usize = 4;
@@ -883,6 +945,30 @@ fn touch(bytes: &[u8]) {
         .step_by(64)
         .fold(0u8, |acc, &b| acc.wrapping_add(b));
     std::hint::black_box(sum);
+}
+
+/// Read the first byte of each string of `frame` that building its
+/// candidate reads (id, label, declared digest, `file` provenance). They
+/// are separate heap blocks, cold in a large composition: reading them a
+/// few frames ahead lets their cache misses overlap instead of being taken
+/// one after the other while the frame is built.
+fn touch_metadata(frame: &ContextFrame) {
+    let first = first_byte;
+    let mut sum = first(&frame.id)
+        .wrapping_add(frame.citation_label.as_deref().map_or(0, first))
+        .wrapping_add(frame.content_digest.as_deref().map_or(0, first));
+    for p in &frame.provenance {
+        sum = sum
+            .wrapping_add(first(&p.kind))
+            .wrapping_add(p.uri.as_deref().map_or(0, first))
+            .wrapping_add(p.range.as_deref().map_or(0, first));
+    }
+    std::hint::black_box(sum);
+}
+
+/// The first byte of `s` (0 if empty): reading it brings its cache line in.
+fn first_byte(s: &str) -> u8 {
+    s.as_bytes().first().copied().unwrap_or(0)
 }
 
 /// The audit entry of a frame excluded before it was hashed.
@@ -929,6 +1015,7 @@ fn outcome_audit(status: &ProviderStatus) -> OutcomeAudit {
 /// group's provenance (sorted, without repeats), and the merged duplicates.
 fn citation(
     candidates: &[Candidate<'_>],
+    entries: &[FrameAudit],
     members: &[usize],
     (range, rep): &(std::ops::Range<usize>, usize),
     label: &str,
@@ -942,12 +1029,12 @@ fn citation(
     provenance.dedup();
     Citation {
         label: label.to_owned(),
-        frame: candidates[*rep].id.clone(),
+        frame: entries[candidates[*rep].entry].frame.clone(),
         provenance: provenance.into_iter().cloned().collect(),
         merged: members
             .iter()
             .filter(|&&m| m != *rep)
-            .map(|&m| candidates[m].id.clone())
+            .map(|&m| entries[candidates[m].entry].frame.clone())
             .collect(),
     }
 }

@@ -12,7 +12,7 @@
 //! canonically first FrameId; the others are reported as its duplicates and
 //! their provenance is merged into its citation.
 
-use contextgraph_types::{ContextFrame, FrameId, LineRange};
+use contextgraph_types::{ContextFrame, LineRange};
 use std::borrow::Cow;
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::HashMap;
@@ -25,8 +25,12 @@ use crate::keys::{Keyed, KeyedMap, Keyer};
 /// A frame that survived the per-frame checks, with everything recomputed
 /// and everything later passes need taken from the frame in one visit.
 pub(crate) struct Candidate<'a> {
-    /// Its identity as served (a declared digest was checked equal to `sha`).
-    pub id: FrameId,
+    /// Index of its audit entry (which holds its FrameId as served).
+    pub entry: usize,
+    /// Unescaped length of its fence attribute values, label excepted
+    /// (provider id, frame id, kind, title): with the label's, what the
+    /// lower bound of its block's charge needs.
+    pub attributes_len: usize,
     /// Its provider's id (host-assigned: the first part of its FrameId).
     pub provider_id: &'a str,
     /// Index of its provider in provider-id order.
@@ -186,25 +190,42 @@ pub(crate) fn group(candidates: &[Candidate<'_>], regions: &[Region<'_>]) -> Gro
 }
 
 /// Union candidates whose `file` provenance regions overlap on the same URI:
-/// number the URIs, sort the regions by (uri, start, end) and sweep, O(r log r).
+/// number the URIs, sort the regions by (uri, start) and sweep, O(r log r).
 fn union_overlapping_regions(regions: &[Region<'_>], sets: &mut UnionFind) {
+    // Numbering compares each URI with the first one equal to it, both
+    // scattered on the heap: read them all first, in a loop whose loads are
+    // independent, so that their misses overlap instead of queueing.
+    let touched = regions.iter().fold(0u8, |acc, r| {
+        acc.wrapping_add(r.uri.text.as_bytes().first().copied().unwrap_or(0))
+    });
+    std::hint::black_box(touched);
     let mut uris: KeyedMap<'_, u32> = KeyedMap::default();
-    let mut sorted: Vec<(u32, u32, u32, usize)> = regions
+    uris.reserve(regions.len());
+    // (uri number << 32 | start, end, candidate): one integer to compare.
+    // Regions with the same uri and start may come in any order: the sweep
+    // unions them all with the same anchor and reaches the largest end.
+    let mut sorted: Vec<(u64, u32, usize)> = regions
         .iter()
         .map(|r| {
             let next = u32::try_from(uris.len()).unwrap_or(u32::MAX);
             let uri = *uris.entry(r.uri).or_insert(next);
-            (uri, r.start, r.end, r.candidate)
+            (
+                u64::from(uri) << 32 | u64::from(r.start),
+                r.end,
+                r.candidate,
+            )
         })
         .collect();
-    sorted.sort_unstable();
+    drop(uris);
+    sorted.sort_unstable_by_key(|r| r.0);
     let mut k = 0;
     while k < sorted.len() {
-        let (uri, _, mut reach, anchor) = sorted[k];
+        let (key, mut reach, anchor) = sorted[k];
+        let uri = key >> 32;
         k += 1;
-        while k < sorted.len() && sorted[k].0 == uri && sorted[k].1 <= reach {
-            sets.union(anchor, sorted[k].3);
-            reach = reach.max(sorted[k].2);
+        while k < sorted.len() && sorted[k].0 >> 32 == uri && (sorted[k].0 as u32) <= reach {
+            sets.union(anchor, sorted[k].2);
+            reach = reach.max(sorted[k].1);
             k += 1;
         }
     }

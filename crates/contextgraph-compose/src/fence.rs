@@ -321,6 +321,15 @@ pub struct FenceAttributes<'a> {
 }
 
 impl FenceAttributes<'_> {
+    /// All five values empty.
+    const EMPTY: FenceAttributes<'static> = FenceAttributes {
+        provider: "",
+        id: "",
+        kind: "",
+        label: "",
+        title: "",
+    };
+
     fn values(&self) -> [&str; 5] {
         [self.provider, self.id, self.kind, self.label, self.title]
     }
@@ -341,6 +350,12 @@ pub fn block_len_without_content(attributes: &FenceAttributes<'_>) -> usize {
 /// shrinks anything), computed without looking at a single character.
 pub fn block_len_lower_bound(attributes: &FenceAttributes<'_>, content_len: usize) -> usize {
     frame_len(attributes, str::len) + content_len
+}
+
+/// [`block_len_lower_bound`] from the total unescaped length of the five
+/// attribute values.
+pub(crate) fn block_len_lower_bound_of(values_len: usize, content_len: usize) -> usize {
+    frame_len(&FenceAttributes::EMPTY, str::len) + values_len + content_len
 }
 
 /// The block's bytes around its content, attribute values measured by `value_len`.

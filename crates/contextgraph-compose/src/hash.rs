@@ -47,21 +47,23 @@ impl ContentSha256 {
     }
 
     /// Parse the wire form; `None` unless it is `sha256:` + 64 lowercase hex.
+    ///
+    /// Branch-free per digit: hex digits are random, so a branch on digit
+    /// versus letter mispredicts about every third byte, and every candidate
+    /// frame's declared digest is parsed.
     pub fn parse(text: &str) -> Option<Self> {
         let hex = text.strip_prefix("sha256:")?.as_bytes();
-        if hex.len() != 64 {
-            return None;
-        }
-        let nibble = |b: u8| match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            _ => None,
-        };
+        let hex: &[u8; 64] = hex.try_into().ok()?;
         let mut out = [0u8; 32];
+        // Non-zero once any byte is not lowercase hex.
+        let mut bad = 0u8;
         for (byte, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
-            *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+            let (hi, hi_bad) = nibble(pair[0]);
+            let (lo, lo_bad) = nibble(pair[1]);
+            bad |= hi_bad | lo_bad;
+            *byte = hi << 4 | lo;
         }
-        Some(ContentSha256(out))
+        (bad == 0).then_some(ContentSha256(out))
     }
 
     /// Whether `declared` is exactly this digest's wire form (one byte
@@ -76,6 +78,19 @@ impl ContentSha256 {
         }
         declared.as_bytes() == wire
     }
+}
+
+/// The value of a lowercase hex digit and 0, or anything and a non-zero
+/// flag, computed without branches.
+#[inline]
+fn nibble(b: u8) -> (u8, u8) {
+    let digit = b.wrapping_sub(b'0');
+    let letter = b.wrapping_sub(b'a');
+    let is_digit = u8::from(digit < 10);
+    let is_letter = u8::from(letter < 6);
+    // Exactly one of the two holds for a hex digit, neither for anything else.
+    let value = digit * is_digit + letter.wrapping_add(10) * is_letter;
+    (value & 0x0f, (is_digit | is_letter) ^ 1)
 }
 
 impl fmt::Display for ContentSha256 {
@@ -109,6 +124,52 @@ mod tests {
             sha256_digest(b"abc"),
             "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn parsing_accepts_exactly_lowercase_hex() {
+        let d = ContentSha256::of(b"parse me");
+        assert_eq!(ContentSha256::parse(&d.to_string()), Some(d));
+        let all = ContentSha256(
+            [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef]
+                .repeat(4)
+                .try_into()
+                .unwrap(),
+        );
+        assert_eq!(
+            ContentSha256::parse(&format!("sha256:{}", "0123456789abcdef".repeat(4))),
+            Some(all)
+        );
+        // Every byte value in every position of a digit pair: only 0-9 a-f parse.
+        let wire = d.to_string();
+        for b in 0..=255u8 {
+            let hex = b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+            for at in [7, 8, 70] {
+                let mut bytes = wire.clone().into_bytes();
+                bytes[at] = b;
+                let Ok(text) = String::from_utf8(bytes) else {
+                    continue;
+                };
+                assert_eq!(
+                    ContentSha256::parse(&text).is_some(),
+                    hex,
+                    "byte {b:#x} at {at}"
+                );
+            }
+        }
+        let multibyte = format!("sha256:é{}", &wire[9..]);
+        assert_eq!(multibyte.len(), wire.len());
+        for bad in [
+            "",
+            "sha256:",
+            "sha256:00",
+            &wire[..70],
+            &format!("{wire}0"),
+            &wire.to_uppercase(),
+            &multibyte,
+        ] {
+            assert_eq!(ContentSha256::parse(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -2,16 +2,22 @@
 //! candidates, hashing content).
 //!
 //! Work is split into contiguous chunks of roughly equal weight (bytes to
-//! read), one per thread, and the chunk results are returned in chunk
-//! order. Every item is processed by a pure function of the item, so the
-//! concatenated result is the same for any number of threads and any split:
-//! the composition never depends on how many cores the host has.
+//! read), a few per thread, which the threads (the calling one included)
+//! claim in turn; the chunk results are returned in chunk order. On a busy
+//! host a spawned thread may start late or not at all for a while: the
+//! others, the caller last, take the chunks it has not claimed, so nobody
+//! waits for a thread that is not running. Every item is processed by a pure
+//! function of the item, so the concatenated result is the same for any
+//! number of threads, any split and any claiming order: the composition never
+//! depends on how many cores the host has.
 //!
 //! Plain `std::thread::scope`, no pool: a composition is a few milliseconds
 //! of work and spawning one thread costs tens of microseconds. A thread the
 //! OS refuses to create is not an error: its chunk runs on the calling thread.
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::thread;
 
 /// Below this much weight (bytes), a pass runs on the calling thread: the
@@ -21,6 +27,10 @@ pub(crate) const PARALLEL_THRESHOLD: usize = 256 * 1024;
 /// The most threads the automatic setting uses: beyond that, the passes are
 /// bound by memory bandwidth, not by cores.
 pub(crate) const MAX_AUTO_THREADS: usize = 8;
+
+/// Chunks per thread: enough that a late thread's share is picked up by
+/// the others in small pieces, few enough that merging them costs nothing.
+pub(crate) const CHUNKS_PER_THREAD: usize = 4;
 
 /// How many threads a pass may use.
 #[derive(Debug, Clone, Copy)]
@@ -52,54 +62,76 @@ impl Workers {
         W: Fn(&T) -> usize,
         F: Fn(usize, &[T]) -> R + Sync,
     {
-        let bounds = split(items, self.threads, weight);
-        if bounds.len() <= 2 {
+        let pieces = if self.threads <= 1 {
+            1
+        } else {
+            self.threads.saturating_mul(CHUNKS_PER_THREAD)
+        };
+        let bounds = split(items, pieces, weight);
+        let chunks = bounds.len() - 1;
+        if chunks <= 1 {
             return vec![f(0, items)];
         }
-        let f = &f;
+        let chunk = |k: usize| (bounds[k], &items[bounds[k]..bounds[k + 1]]);
+        let next = AtomicUsize::new(0);
+        let done: Vec<Mutex<Option<R>>> = (0..chunks).map(|_| Mutex::new(None)).collect();
+        // Claim chunks until none is left.
+        let work = || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= chunks {
+                break;
+            }
+            let (start, items) = chunk(k);
+            let r = f(start, items);
+            *done[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        };
         thread::scope(|scope| {
-            let mut pending = Vec::with_capacity(bounds.len() - 1);
-            // Chunk 0 runs here, after the others have been handed out.
-            for w in bounds.windows(2).skip(1) {
-                let (start, end) = (w[0], w[1]);
-                let chunk = &items[start..end];
+            let work = &work;
+            let mut handles = Vec::with_capacity(self.threads - 1);
+            for _ in 1..self.threads.min(chunks) {
                 let spawned = thread::Builder::new()
                     .name("cgp-compose".to_owned())
-                    .spawn_scoped(scope, move || f(start, chunk));
-                pending.push(match spawned {
-                    Ok(handle) => Err(handle),
-                    // No thread to be had: do it here, in order all the same.
-                    Err(_) => Ok(f(start, chunk)),
-                });
+                    .spawn_scoped(scope, work);
+                match spawned {
+                    Ok(handle) => handles.push(handle),
+                    // No thread to be had: the ones running take its chunks.
+                    Err(_) => break,
+                }
             }
-            let mut out = Vec::with_capacity(bounds.len() - 1);
-            out.push(f(0, &items[..bounds[1]]));
-            for p in pending {
-                out.push(match p {
-                    Ok(done) => done,
-                    Err(handle) => match handle.join() {
-                        Ok(r) => r,
-                        // The passes do not panic on any input; if a bug does,
-                        // it surfaces on the caller's thread as it would have there.
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    },
-                });
+            work();
+            for handle in handles {
+                // The passes do not panic on any input; if a bug does, it
+                // surfaces on the caller's thread as it would have there.
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
             }
-            out
-        })
+        });
+        done.into_iter()
+            .enumerate()
+            .map(|(k, slot)| {
+                let r = slot.into_inner().unwrap_or_else(PoisonError::into_inner);
+                // Every chunk was claimed and run above; should one not
+                // have been, run it here rather than lose it.
+                r.unwrap_or_else(|| {
+                    let (start, items) = chunk(k);
+                    f(start, items)
+                })
+            })
+            .collect()
     }
 }
 
-/// Chunk boundaries `[0, b1, …, items.len()]`: at most `threads` non-empty
+/// Chunk boundaries `[0, b1, …, items.len()]`: at most `pieces` non-empty
 /// chunks of about equal weight; a single chunk when the total weight is
 /// under [`PARALLEL_THRESHOLD`].
-fn split<T>(items: &[T], threads: usize, weight: impl Fn(&T) -> usize) -> Vec<usize> {
+fn split<T>(items: &[T], pieces: usize, weight: impl Fn(&T) -> usize) -> Vec<usize> {
     let weights: Vec<usize> = items.iter().map(|t| weight(t).max(1)).collect();
     let total: usize = weights.iter().fold(0usize, |a, &w| a.saturating_add(w));
-    if threads <= 1 || items.len() < 2 || total < PARALLEL_THRESHOLD {
+    if pieces <= 1 || items.len() < 2 || total < PARALLEL_THRESHOLD {
         return vec![0, items.len()];
     }
-    let chunks = threads.min(items.len());
+    let chunks = pieces.min(items.len());
     let mut bounds = Vec::with_capacity(chunks + 1);
     bounds.push(0);
     let mut acc = 0usize;
@@ -140,6 +172,22 @@ mod tests {
             let flat: Vec<usize> = chunks.into_iter().flatten().collect();
             assert_eq!(flat, items, "threads = {threads}");
         }
+    }
+
+    #[test]
+    fn threads_share_a_few_chunks_each_and_results_keep_chunk_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        let starts = workers(2).map_chunks(&items, |_| 4096, |start, _| start);
+        assert_eq!(starts.len(), 2 * CHUNKS_PER_THREAD);
+        assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:?}");
+        // Whichever thread ran a chunk, it saw only its own items.
+        let sums = workers(3).map_chunks(&items, |_| 4096, |_, chunk| chunk.iter().sum::<usize>());
+        assert_eq!(sums.len(), 3 * CHUNKS_PER_THREAD);
+        assert_eq!(sums.iter().sum::<usize>(), items.iter().sum::<usize>());
+        assert_eq!(
+            workers(1).map_chunks(&items, |_| 4096, |_, c| c.len()),
+            [1000]
+        );
     }
 
     #[test]
