@@ -15,9 +15,22 @@
 //! - `fanout/16_providers` and `fanout/1_provider` (baseline);
 //! - `pipelined/minimal_64_in_flight`, `fanout/16_minimal_providers`: the same
 //!   against the minimal provider;
+//! - `fanout/raw_1_minimal_pipe`, `fanout/raw_16_minimal_pipes` (baselines):
+//!   the query line written to 1 or 16 minimal providers over raw pipes and
+//!   one reply read from each, no host logic;
+//! - `fanout_current_thread/*`: the 16-provider fan-out and its raw baseline
+//!   on a current-thread runtime (the host's per-provider CPU is serialised
+//!   there, so the gap to the baseline shows it);
 //! - `spawn/bin_true` (baseline: the OS's cost of starting and reaping a
-//!   process), `spawn/raw_spawn_and_ack` (baseline), `spawn/spawn_and_handshake`,
-//!   `spawn/minimal_spawn_and_handshake`.
+//!   process), `spawn/raw_spawn_and_ack` and `spawn/raw_minimal_spawn_and_ack`
+//!   (baselines: the provider spawned with raw pipes, a handshake line
+//!   written, the ack read), `spawn/raw_minimal_fork_exec_and_ack` (the same
+//!   forced onto `fork` + `exec`), `spawn/spawn_and_handshake`,
+//!   `spawn/minimal_spawn_and_handshake`, `spawn/minimal_spawn_and_handshake_bare_name`
+//!   (the program found through the provider's `PATH`);
+//! - `spawn/raw_16_concurrent_minimal_per_provider` (baseline) and
+//!   `spawn/16_concurrent_minimal_per_provider`: 16 spawned at once, the
+//!   batch's wall time over 16.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
@@ -168,12 +181,33 @@ async fn raw_provider(
     tokio::process::ChildStdin,
     BufReader<tokio::process::ChildStdout>,
 ) {
+    raw_provider_with(mode, false).await
+}
+
+/// [`raw_provider`], optionally forced onto `fork` + `exec` (a no-op
+/// `pre_exec` hook rules out `posix_spawn`), to show what that path costs.
+async fn raw_provider_with(
+    mode: &str,
+    fork: bool,
+) -> (
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    BufReader<tokio::process::ChildStdout>,
+) {
     let exe = std::env::current_exe().expect("bench binary path");
-    let mut child = tokio::process::Command::new(exe)
-        .env(ENV, mode)
+    let mut cmd = std::process::Command::new(exe);
+    cmd.env(ENV, mode)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if fork {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook does nothing, so it is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| Ok(()));
+        }
+    }
+    let mut child = tokio::process::Command::from(cmd)
         .kill_on_drop(true)
         .spawn()
         .unwrap();
@@ -300,9 +334,50 @@ fn pipelined(c: &mut Criterion, rt: &Runtime) {
     g.finish();
 }
 
+/// One correlated query line, as the host would send it.
+fn query_line(id: u64) -> Vec<u8> {
+    let mut l = serde_json::to_vec(
+        &serde_json::json!({"type": "query", "id": format!("q{id}"), "query": query()}),
+    )
+    .unwrap();
+    l.push(b'\n');
+    l
+}
+
 fn fanout(c: &mut Criterion, rt: &Runtime) {
     let mut g = c.benchmark_group("fanout");
     g.sample_size(30).measurement_time(Duration::from_secs(4));
+    // Baseline: 16 minimal providers behind raw pipes; the query line is
+    // written to each, then one reply read from each. No host logic: what
+    // is left is the pipes, the provider processes and the scheduler.
+    for (count, label) in [(1usize, "raw_1_minimal_pipe"), (16, "raw_16_minimal_pipes")] {
+        let mut sessions = rt.block_on(async {
+            let mut v = Vec::new();
+            for _ in 0..count {
+                v.push(raw_provider("minimal").await);
+            }
+            v
+        });
+        let line = query_line(1);
+        g.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut buf = Vec::new();
+                    let start = StdInstant::now();
+                    for _ in 0..iters {
+                        for (_, stdin, _) in sessions.iter_mut() {
+                            stdin.write_all(&line).await.unwrap();
+                        }
+                        for (_, _, stdout) in sessions.iter_mut() {
+                            buf.clear();
+                            stdout.read_until(b'\n', &mut buf).await.unwrap();
+                        }
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+    }
     for (count, mode, label) in [
         (1usize, "correlated", "1_providers"),
         (16, "correlated", "16_providers"),
@@ -341,6 +416,72 @@ fn fanout(c: &mut Criterion, rt: &Runtime) {
     g.finish();
 }
 
+/// The 16-provider fan-out and its raw baseline on a current-thread runtime
+/// (everything on the bench's thread), against the two-worker one above.
+fn fanout_current_thread(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut g = c.benchmark_group("fanout_current_thread");
+    g.sample_size(30).measurement_time(Duration::from_secs(4));
+    let mut sessions = rt.block_on(async {
+        let mut v = Vec::new();
+        for _ in 0..16 {
+            v.push(raw_provider("minimal").await);
+        }
+        v
+    });
+    let line = query_line(1);
+    g.bench_function("raw_16_minimal_pipes", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut buf = Vec::new();
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    for (_, stdin, _) in sessions.iter_mut() {
+                        stdin.write_all(&line).await.unwrap();
+                    }
+                    for (_, _, stdout) in sessions.iter_mut() {
+                        buf.clear();
+                        stdout.read_until(b'\n', &mut buf).await.unwrap();
+                    }
+                }
+                start.elapsed()
+            })
+        })
+    });
+    drop(sessions);
+    let host = rt.block_on(async {
+        let mut host = Host::new(HostOptions::default());
+        for i in 0..16 {
+            let client = Arc::new(StdioProvider::new(
+                command("minimal", &format!("trivial-{i}")),
+                StdioOptions::default(),
+            ));
+            host.add(client, Duration::from_secs(10))
+                .await
+                .expect("trivial provider starts");
+        }
+        host
+    });
+    let q = query();
+    g.bench_function("16_minimal_providers", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = StdInstant::now();
+                for _ in 0..iters {
+                    let report = host.query_all(&q, Duration::from_secs(30)).await;
+                    assert_eq!(report.providers.len(), 16);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    rt.block_on(host.shutdown());
+    g.finish();
+}
+
 fn spawn(c: &mut Criterion, rt: &Runtime) {
     let mut g = c.benchmark_group("spawn");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
@@ -361,23 +502,10 @@ fn spawn(c: &mut Criterion, rt: &Runtime) {
             })
         })
     });
-    g.bench_function("raw_spawn_and_ack", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let start = StdInstant::now();
-                    let session = raw_provider("correlated").await;
-                    total += start.elapsed();
-                    drop(session);
-                }
-                total
-            })
-        })
-    });
-    for (mode, label) in [
-        ("correlated", "spawn_and_handshake"),
-        ("minimal", "minimal_spawn_and_handshake"),
+    for (mode, fork, label) in [
+        ("correlated", false, "raw_spawn_and_ack"),
+        ("minimal", false, "raw_minimal_spawn_and_ack"),
+        ("minimal", true, "raw_minimal_fork_exec_and_ack"),
     ] {
         g.bench_function(label, |b| {
             b.iter_custom(|iters| {
@@ -385,8 +513,44 @@ fn spawn(c: &mut Criterion, rt: &Runtime) {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         let start = StdInstant::now();
-                        let provider =
-                            StdioProvider::new(command(mode, "trivial"), StdioOptions::default());
+                        let session = raw_provider_with(mode, fork).await;
+                        total += start.elapsed();
+                        drop(session);
+                    }
+                    total
+                })
+            })
+        });
+    }
+    // The provider named by a bare file name found through its PATH, as a
+    // configuration usually names a program.
+    let exe = std::env::current_exe().expect("bench binary path");
+    let bare = || {
+        let dir = exe.parent().expect("bench binary directory");
+        let name = exe.file_name().expect("bench binary name");
+        StdioCommand::new(name)
+            .env("PATH", dir)
+            .env(ENV, "minimal")
+            .env("CGP_BENCH_NAME", "trivial")
+    };
+    for (make, label) in [
+        (
+            Box::new(|| command("correlated", "trivial")) as Box<dyn Fn() -> StdioCommand>,
+            "spawn_and_handshake",
+        ),
+        (
+            Box::new(|| command("minimal", "trivial")),
+            "minimal_spawn_and_handshake",
+        ),
+        (Box::new(bare), "minimal_spawn_and_handshake_bare_name"),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let start = StdInstant::now();
+                        let provider = StdioProvider::new(make(), StdioOptions::default());
                         provider.ready(far()).await.expect("handshake");
                         total += start.elapsed();
                         drop(provider); // kills the process group, untimed
@@ -396,6 +560,52 @@ fn spawn(c: &mut Criterion, rt: &Runtime) {
             })
         });
     }
+    // 16 at once, as a host starting its providers does; each figure is
+    // per provider (the batch's wall time over 16). Raw baseline first.
+    const BATCH: u32 = 16;
+    g.bench_function("raw_16_concurrent_minimal_per_provider", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = StdInstant::now();
+                    let mut set = tokio::task::JoinSet::new();
+                    for _ in 0..BATCH {
+                        set.spawn(raw_provider("minimal"));
+                    }
+                    let sessions = set.join_all().await;
+                    total += start.elapsed() / BATCH;
+                    drop(sessions);
+                }
+                total
+            })
+        })
+    });
+    g.bench_function("16_concurrent_minimal_per_provider", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = StdInstant::now();
+                    let mut set = tokio::task::JoinSet::new();
+                    for i in 0..BATCH {
+                        set.spawn(async move {
+                            let p = StdioProvider::new(
+                                command("minimal", &format!("trivial-{i}")),
+                                StdioOptions::default(),
+                            );
+                            p.ready(far()).await.expect("handshake");
+                            p
+                        });
+                    }
+                    let providers = set.join_all().await;
+                    total += start.elapsed() / BATCH;
+                    drop(providers);
+                }
+                total
+            })
+        })
+    });
     g.finish();
 }
 
@@ -413,6 +623,7 @@ fn main() {
     rtt(&mut c, &rt);
     pipelined(&mut c, &rt);
     fanout(&mut c, &rt);
+    fanout_current_thread(&mut c);
     spawn(&mut c, &rt);
     c.final_summary();
 }

@@ -42,8 +42,10 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use contextgraph_codec::{
@@ -360,6 +362,8 @@ pub struct Connection {
     shared: Arc<Shared>,
     sink: Sink,
     in_flight: Semaphore,
+    /// The permits `in_flight` started with.
+    max_in_flight: usize,
     turn: tokio::sync::Mutex<()>,
     next: AtomicU64,
     options: ConnectionOptions,
@@ -370,52 +374,193 @@ pub struct Connection {
 type BoxWriter = BufWriter<Box<dyn AsyncWrite + Send + Unpin>>;
 
 /// Where request lines go. A correlated session encodes each request
-/// straight into a shared [`Outbox`] (no allocation, no channel per request)
-/// and one writer task writes whatever accumulated in one system call, so
-/// 64 pipelined requests cost a handful of writes; a lock-step session has
-/// one request at a time, so the caller writes directly and saves a task hop
+/// straight into a shared [`Outbox`] (no allocation, no channel per request):
+/// a lone request is written by its caller at once, and requests that come
+/// while a write is under way are batched by one writer task, so 64
+/// pipelined requests cost a handful of writes; a lock-step session has one
+/// request at a time, so the caller writes directly and saves a task hop
 /// per round trip.
 enum Sink {
     Outbox(Arc<Outbox>),
     Direct(tokio::sync::Mutex<BoxWriter>),
 }
 
-/// Request bytes waiting for the writer task of a correlated session.
+type DynWriter = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// Request bytes on their way to a correlated provider.
 ///
 /// Appending is synchronous (a request cannot be cancelled half-way through
 /// its line), and bounded: at most [`ConnectionOptions::max_in_flight`]
-/// requests are outstanding, each appends one line.
-#[derive(Default)]
+/// requests are outstanding, each appends one line. Bytes reach the pipe in
+/// the order they were appended, and only the holder of the write turn
+/// ([`Turn`]) writes, so lines never interleave.
 struct Outbox {
     state: Mutex<OutboxState>,
-    /// Wakes the writer when the buffer goes from empty to not empty, or
-    /// when the session finishes.
+    /// The pipe. Locked only for one synchronous poll at a time, by the
+    /// holder of the write turn, so it is never contended.
+    writer: Mutex<DynWriter>,
+    /// Wakes the writer task when the turn is handed to it.
     ready: Notify,
 }
 
-#[derive(Default)]
+/// Who may write to the pipe.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Nobody is writing and nothing is queued.
+    Idle,
+    /// A caller is trying a write that does not wait; others append to `buf`.
+    Caller,
+    /// The writer task owns the pipe until `buf` is empty.
+    Writer,
+}
+
 struct OutboxState {
+    /// Bytes queued behind the current write, in order.
     buf: Vec<u8>,
+    /// A line buffer kept for a caller's immediate write.
+    spare: Vec<u8>,
+    turn: Turn,
     /// Write what is queued, then close the provider's input (R2).
     finish: bool,
 }
 
 impl Outbox {
+    fn new(writer: DynWriter) -> Self {
+        Outbox {
+            state: Mutex::new(OutboxState {
+                buf: Vec::with_capacity(64 * 1024),
+                spare: Vec::with_capacity(1024),
+                turn: Turn::Idle,
+                finish: false,
+            }),
+            writer: Mutex::new(writer),
+            ready: Notify::new(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, OutboxState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Append one line, encoded in place.
-    fn push(&self, encode: impl FnOnce(&mut Vec<u8>)) {
-        let was_empty = {
+    fn writer(&self) -> MutexGuard<'_, DynWriter> {
+        self.writer.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hand the turn to the writer task (the caller holds the state lock).
+    fn hand_over(&self, s: &mut OutboxState) {
+        s.turn = Turn::Writer;
+        self.ready.notify_one();
+    }
+
+    /// Append one line, encoded in place. When `lone` (no other request is
+    /// in flight) and the pipe is free, the line is written now, from the
+    /// caller, sparing a wake-up of the writer task; whatever the pipe does
+    /// not take at once is left to the writer task, so the caller never waits.
+    fn push(&self, shared: &Shared, lone: bool, encode: impl FnOnce(&mut Vec<u8>)) {
+        let mut line = {
             let mut s = self.lock();
-            let was_empty = s.buf.is_empty();
-            encode(&mut s.buf);
-            was_empty
+            if !lone || s.turn != Turn::Idle {
+                encode(&mut s.buf);
+                if s.turn == Turn::Idle {
+                    self.hand_over(&mut s);
+                }
+                return;
+            }
+            s.turn = Turn::Caller;
+            let mut line = std::mem::take(&mut s.spare);
+            line.clear();
+            encode(&mut line);
+            line
         };
-        if was_empty {
-            self.ready.notify_one();
+        let tried = self.try_write(&line);
+        let mut s = self.lock();
+        match tried {
+            Ok((written, true)) if written == line.len() => {
+                if s.buf.is_empty() {
+                    s.turn = Turn::Idle;
+                } else {
+                    self.hand_over(&mut s);
+                }
+            }
+            Ok((written, _)) => {
+                // The rest goes first: it was appended before anything queued since.
+                s.buf.splice(0..0, line.drain(written..));
+                self.hand_over(&mut s);
+            }
+            Err(e) => {
+                // The session is over: nothing more is written after a
+                // failed line; the writer task, handed the turn, fails the
+                // same way, closes the provider's input and ends.
+                s.buf.clear();
+                self.hand_over(&mut s);
+                drop(s);
+                shared.close(write_error(&e), None);
+                return;
+            }
         }
+        line.clear();
+        if line.capacity() <= 64 * 1024 {
+            s.spare = line;
+        }
+    }
+
+    /// Write `line` as far as the pipe takes it without waiting: the bytes
+    /// written, and whether they are also flushed.
+    fn try_write(&self, line: &[u8]) -> std::io::Result<(usize, bool)> {
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut w = self.writer();
+        let mut written = 0;
+        while written < line.len() {
+            match Pin::new(&mut **w).poll_write(&mut cx, &line[written..]) {
+                Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(n)) => written += n,
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Pending => return Ok((written, false)),
+            }
+        }
+        match Pin::new(&mut **w).poll_flush(&mut cx) {
+            Poll::Ready(Ok(())) => Ok((written, true)),
+            Poll::Ready(Err(e)) => Err(e),
+            Poll::Pending => Ok((written, false)),
+        }
+    }
+
+    /// Queue `line` as the last one and close the provider's input after it (R2).
+    fn finish(&self, line: &[u8]) {
+        let mut s = self.lock();
+        s.buf.extend_from_slice(line);
+        s.finish = true;
+        if s.turn == Turn::Idle {
+            self.hand_over(&mut s);
+        }
+    }
+
+    async fn write_all(&self, mut bytes: &[u8]) -> std::io::Result<()> {
+        while !bytes.is_empty() {
+            let n = std::future::poll_fn(|cx| Pin::new(&mut **self.writer()).poll_write(cx, bytes))
+                .await?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+
+    async fn flush(&self) -> std::io::Result<()> {
+        std::future::poll_fn(|cx| Pin::new(&mut **self.writer()).poll_flush(cx)).await
+    }
+
+    async fn shutdown(&self) -> std::io::Result<()> {
+        std::future::poll_fn(|cx| Pin::new(&mut **self.writer()).poll_shutdown(cx)).await
+    }
+}
+
+fn write_error(e: &std::io::Error) -> CloseReason {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CloseReason::EndOfOutput
+    } else {
+        CloseReason::Io(e.to_string())
     }
 }
 
@@ -640,12 +785,8 @@ impl Connection {
         });
         let reader = tokio::spawn(read_loop(lines, Arc::clone(&shared)));
         let (sink, writer) = if correlated {
-            let outbox = Arc::new(Outbox::default());
-            let task = tokio::spawn(write_loop(
-                writer.into_inner(),
-                Arc::clone(&outbox),
-                Arc::clone(&shared),
-            ));
+            let outbox = Arc::new(Outbox::new(Box::new(writer.into_inner())));
+            let task = tokio::spawn(write_loop(Arc::clone(&outbox), Arc::clone(&shared)));
             (Sink::Outbox(outbox), Some(task))
         } else {
             let boxed: Box<dyn AsyncWrite + Send + Unpin> = Box::new(writer.into_inner());
@@ -657,6 +798,7 @@ impl Connection {
             shared,
             sink,
             in_flight: Semaphore::new(max_in_flight),
+            max_in_flight,
             turn: tokio::sync::Mutex::new(()),
             next: AtomicU64::new(1),
             options,
@@ -820,7 +962,9 @@ impl Connection {
     async fn write(&self, line: impl FnOnce(&mut Vec<u8>)) -> bool {
         match &self.sink {
             Sink::Outbox(outbox) => {
-                outbox.push(line);
+                // Lone: the permit just taken is the only one out.
+                let lone = self.in_flight.available_permits() + 1 >= self.max_in_flight;
+                outbox.push(&self.shared, lone, line);
                 true
             }
             Sink::Direct(writer) => {
@@ -838,12 +982,7 @@ impl Connection {
                 };
                 guard.done = true;
                 if let Err(e) = result {
-                    let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                        CloseReason::EndOfOutput
-                    } else {
-                        CloseReason::Io(e.to_string())
-                    };
-                    self.shared.close(reason, None);
+                    self.shared.close(write_error(&e), None);
                     return false;
                 }
                 true
@@ -929,11 +1068,7 @@ impl Connection {
         let line = encode(&Envelope::Shutdown);
         let _ = timeout_at(Instant::now() + Duration::from_millis(200), async {
             match &self.sink {
-                Sink::Outbox(outbox) => {
-                    outbox.push(|out| out.extend_from_slice(&line));
-                    outbox.lock().finish = true;
-                    outbox.ready.notify_one();
-                }
+                Sink::Outbox(outbox) => outbox.finish(&line),
                 Sink::Direct(writer) => {
                     let mut w = writer.lock().await;
                     let _ = w.write_all(&line).await;
@@ -958,49 +1093,48 @@ impl Drop for Connection {
     }
 }
 
-/// The writer task of a correlated session: writes whatever requests
-/// accumulated in the outbox in one go, so concurrent requests share a
-/// system call, and a lone request is written as soon as it is queued.
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    outbox: Arc<Outbox>,
-    shared: Arc<Shared>,
-) {
+/// The writer task of a correlated session: when handed the turn, writes
+/// whatever requests accumulated in the outbox in one go (so concurrent
+/// requests share a system call), until nothing is left, then gives the
+/// turn back.
+async fn write_loop(outbox: Arc<Outbox>, shared: Arc<Shared>) {
     /// A batch buffer grown past this by a burst is not kept for reuse.
     const KEEP_BYTES: usize = 1 << 20;
     let mut batch = Vec::with_capacity(64 * 1024);
     loop {
-        let finish = {
-            let mut s = outbox.lock();
-            std::mem::swap(&mut s.buf, &mut batch);
-            s.finish
-        };
-        if !batch.is_empty() {
-            let mut result = writer.write_all(&batch).await;
+        outbox.ready.notified().await;
+        if outbox.lock().turn != Turn::Writer {
+            continue;
+        }
+        loop {
+            std::mem::swap(&mut outbox.lock().buf, &mut batch);
+            let mut result = outbox.write_all(&batch).await;
             if result.is_ok() {
-                result = writer.flush().await;
+                result = outbox.flush().await;
             }
             if let Err(e) = result {
-                let reason = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    CloseReason::EndOfOutput
-                } else {
-                    CloseReason::Io(e.to_string())
-                };
-                shared.close(reason, None);
+                shared.close(write_error(&e), None);
                 return;
             }
             batch.clear();
             if batch.capacity() > KEEP_BYTES {
                 batch = Vec::with_capacity(64 * 1024);
             }
-            continue;
+            let finish = {
+                let mut s = outbox.lock();
+                if !s.buf.is_empty() {
+                    continue;
+                }
+                s.turn = Turn::Idle;
+                s.finish
+            };
+            if finish {
+                // End of input too (R2: a provider also stops at EOF).
+                let _ = outbox.shutdown().await;
+                return;
+            }
+            break;
         }
-        if finish {
-            // End of input too (R2: a provider also stops at EOF).
-            let _ = writer.shutdown().await;
-            return;
-        }
-        outbox.ready.notified().await;
     }
 }
 

@@ -29,6 +29,8 @@ use contextgraph_types::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod join;
+
 use crate::audit::{audit_answer, AuditVerdict, DroppedFrame};
 use crate::client::{ProviderClient, RequestError, StdioOptions, StdioProvider};
 use crate::connection::{Answer, ConnectionError};
@@ -311,31 +313,31 @@ impl Host {
     }
 
     /// Query every provider concurrently; every outcome is in by `timeout`.
+    ///
+    /// The providers are served side by side within the caller's task rather
+    /// than one spawned task each: a fan-out is mostly waiting, and each
+    /// reply is already read and decoded by its connection's reader task, so
+    /// a task per provider would only add two wake-ups (and, from outside the
+    /// runtime, two thread hand-offs) to every provider's round trip. Each
+    /// provider's future is polled only when it was woken, and one that
+    /// panics becomes that provider's failure, as a panicking task would.
     pub async fn query_all(&self, query: &ContextQuery, timeout: Duration) -> FanOutReport {
         let deadline = Instant::now() + timeout;
         let (ledger, warnings) = self.ledger();
-        let ledger = Arc::new(ledger);
-        let query = Arc::new(query.clone());
-        let options = Arc::new(self.options.clone());
-        let mut set = JoinSet::new();
-        for (index, entry) in self.entries.iter().enumerate() {
-            let client = Arc::clone(&entry.client);
-            let id = entry.id.clone();
-            let ledger = Arc::clone(&ledger);
-            let query = Arc::clone(&query);
-            let options = Arc::clone(&options);
-            set.spawn(async move {
-                let report = query_one(client, id, &query, &ledger, deadline, &options).await;
-                (index, report)
-            });
-        }
-        let mut slots: Vec<Option<ProviderReport>> = self.entries.iter().map(|_| None).collect();
-        while let Some(joined) = set.join_next().await {
-            if let Ok((index, report)) = joined {
-                slots[index] = Some(report);
-            }
-        }
-        let providers = slots
+        let options = &self.options;
+        let ledger = &ledger;
+        let served = join::all(self.entries.iter().map(|entry| {
+            query_one(
+                Arc::clone(&entry.client),
+                entry.id.clone(),
+                query,
+                ledger,
+                deadline,
+                options,
+            )
+        }))
+        .await;
+        let providers = served
             .into_iter()
             .zip(&self.entries)
             .map(|(slot, entry)| {
@@ -344,7 +346,7 @@ impl Host {
                     outcome: ProviderOutcome::Failed {
                         error: RequestError::InProcess {
                             provider: entry.id.clone(),
-                            detail: "the host task serving this provider panicked".to_owned(),
+                            detail: "the host code serving this provider panicked".to_owned(),
                         },
                     },
                     sent: None,
@@ -352,7 +354,7 @@ impl Host {
             })
             .collect();
         FanOutReport {
-            query: (*query).clone(),
+            query: query.clone(),
             providers,
             warnings,
         }

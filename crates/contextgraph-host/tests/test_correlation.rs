@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::peer::{ack, connect, frames, goal, id, script};
+use common::peer::{ack, connect, connect_through, frames, goal, id, script};
 use common::{host_with, retry_query, PATIENCE};
 use contextgraph_host::{
     Answer, ConnectionError, ConnectionOptions, ProviderOutcome, RequestError,
@@ -207,4 +207,64 @@ async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     })
     .await;
     results.into_iter().map(|r| r.expect("completed")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_through_a_pipe_that_takes_a_few_bytes_at_a_time_arrive_whole_and_in_order() {
+    // A 16-byte pipe: every request line is written in pieces, so a lone
+    // request's immediate write is partial and the writer task finishes it,
+    // and concurrent requests queue behind it. A line cut or interleaved
+    // with another would not parse and its request would time out.
+    let conn = connect_through(
+        script(ack("tiny-pipe", true, false), |v| {
+            let g = goal(v).unwrap_or_default();
+            vec![(Duration::from_millis(1), frames(id(v).as_deref(), &g))]
+        }),
+        ConnectionOptions::default(),
+        16,
+    )
+    .await
+    .expect("handshake");
+    let title = |answer: Result<Answer, ConnectionError>| match answer {
+        Ok(Answer::Frames(r)) => r.frames[0].title.clone(),
+        other => panic!("{other:?}"),
+    };
+    let deadline = Instant::now() + PATIENCE;
+    let lone = ContextQuery::new("the lone request", 4, 1000);
+    assert_eq!(title(conn.query(&lone, deadline).await), "the lone request");
+    let queries: Vec<ContextQuery> = (0..8)
+        .map(|i| ContextQuery::new(format!("concurrent request {i}"), 4, 1000))
+        .collect();
+    let answers = futures_all(queries.iter().map(|q| conn.query(q, deadline))).await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        assert_eq!(title(answer), format!("concurrent request {i}"));
+    }
+    assert_eq!(conn.diagnostics().garbage_lines, 0);
+}
+
+/// Await every future concurrently, outputs in order.
+async fn futures_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut futures: Vec<_> = futures.map(|f| Some(Box::pin(f))).collect();
+    let mut out: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, o) in futures.iter_mut().zip(out.iter_mut()) {
+            if let Some(f) = slot {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => {
+                        *o = Some(v);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
 }

@@ -72,6 +72,34 @@ async fn process_group_is_killed_with_the_provider() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bare_program_name_is_found_in_the_providers_path() {
+    // The program is on the PATH given to the provider, not on the host's:
+    // the lookup must use the environment the provider runs with.
+    let dir = tempfile::tempdir().unwrap();
+    let name = "cgp-test-provider-on-path";
+    std::os::unix::fs::symlink(misbehaving_binary(), dir.path().join(name)).unwrap();
+    let command = StdioCommand::new(name)
+        .args(["--mode", "normal", "--name", "on-path"])
+        .env("PATH", dir.path());
+    let provider = StdioProvider::new(command, stdio_options());
+    let descriptor = provider
+        .ready(Instant::now() + PATIENCE)
+        .await
+        .expect("found through the provider's PATH and handshaken");
+    assert_eq!(descriptor.id, "on-path");
+    provider.shutdown().await;
+
+    // Not on the provider's PATH: a spawn error naming the program.
+    let empty = tempfile::tempdir().unwrap();
+    let command = StdioCommand::new(name).env("PATH", empty.path());
+    let provider = StdioProvider::new(command, stdio_options());
+    match provider.ready(Instant::now() + PATIENCE).await {
+        Err(RequestError::Spawn { program, .. }) => assert_eq!(program, name),
+        other => panic!("{other:?}"),
+    }
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie has no /proc/<pid>/cmdline content; a reaped one no directory.
     std::fs::read(format!("/proc/{pid}/stat"))

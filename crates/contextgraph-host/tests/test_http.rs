@@ -279,7 +279,10 @@ async fn http_response_body_is_capped() {
 async fn http_request_has_a_deadline() {
     let server = start(
         Arc::new(|_: &[u8], _: Option<&str>| {
-            std::thread::sleep(Duration::from_millis(500));
+            // Far longer than the deadline, so that a loaded machine (the
+            // other tests of this binary build TLS keys in parallel) cannot
+            // blur "the deadline fired" into "the server answered".
+            std::thread::sleep(Duration::from_millis(2_000));
             (200, vec![], vec![])
         }),
         false,
@@ -291,5 +294,9 @@ async fn http_request_has_a_deadline() {
         .ready(Instant::now() + Duration::from_millis(100))
         .await;
     assert!(result.as_ref().is_err_and(|e| e.is_timeout()), "{result:?}");
-    assert!(started.elapsed() < Duration::from_millis(450));
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_millis(1_500),
+        "a 100 ms deadline took {elapsed:?} against a server that answers after 2 s"
+    );
 }

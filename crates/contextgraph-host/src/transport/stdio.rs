@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -101,9 +102,40 @@ impl StdioCommand {
         excerpt(&name, 80)
     }
 
+    /// The `PATH` the provider will see: an explicit one, else the host's
+    /// when it is on the allow-list, else none.
+    fn child_path(&self) -> Option<OsString> {
+        if let Some((_, value)) = self.env_set.iter().rev().find(|(n, _)| n == "PATH") {
+            return Some(value.clone());
+        }
+        self.env_allow
+            .iter()
+            .any(|n| n == "PATH")
+            .then(|| std::env::var_os("PATH"))
+            .flatten()
+    }
+
     /// Start the process with piped stdio in its own process group.
+    ///
+    /// The spawn stays on the standard library's `posix_spawn` path (a
+    /// `vfork`-style clone, whose cost does not grow with the host's memory)
+    /// rather than `fork` + `exec`: no `pre_exec` hook, the process group set
+    /// through `process_group`, and a bare program name looked up here, in
+    /// the `PATH` the provider gets — with a scrubbed environment the
+    /// standard library would otherwise fall back to `fork` to let `execvp`
+    /// search the child's `PATH`.
     pub fn spawn(&self) -> Result<(ChildProcess, ChildStdin, ChildStdout), std::io::Error> {
-        let mut cmd = Command::new(&self.program);
+        let resolved = if self.program.as_os_str().as_bytes().contains(&b'/') {
+            None
+        } else {
+            self.child_path()
+                .and_then(|path| resolve_in_path(&self.program, &path))
+        };
+        let mut cmd = Command::new(resolved.as_deref().unwrap_or(&self.program));
+        if resolved.is_some() {
+            // argv[0] stays the name as given, as `execvp` would pass it.
+            cmd.arg0(&self.program);
+        }
         cmd.args(&self.args)
             .env_clear()
             .stdin(Stdio::piped())
@@ -144,6 +176,26 @@ impl StdioCommand {
             stdout,
         ))
     }
+}
+
+/// Where `execvp` would find `program` along `path` (a `PATH` value): the
+/// first executable regular file. `None` when it is not found, or when an
+/// entry is relative (empty entries are the working directory) before any
+/// match, so that those cases keep the standard library's own search.
+fn resolve_in_path(program: &Path, path: &OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    for dir in std::env::split_paths(path) {
+        if !dir.is_absolute() {
+            return None;
+        }
+        let candidate = dir.join(program);
+        if let Ok(meta) = std::fs::metadata(&candidate) {
+            if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
+                return Some(candidate);
+            }
+        }
+    }
+    None
 }
 
 /// The last bytes a provider wrote to stderr.
@@ -288,5 +340,54 @@ pub fn describe_exit(status: Option<ExitStatus>) -> String {
             (None, Some(sig)) => format!("killed by signal {sig}"),
             _ => s.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn file(dir: &Path, name: &str, mode: u32) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, b"#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        path
+    }
+
+    #[test]
+    fn bare_names_are_found_like_execvp_would() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        file(a.path(), "tool", 0o644); // not executable: skipped, as execvp does
+        let exe = file(b.path(), "tool", 0o755);
+        let path = std::env::join_paths([a.path(), b.path()]).unwrap();
+        assert_eq!(resolve_in_path(Path::new("tool"), &path), Some(exe));
+        assert_eq!(resolve_in_path(Path::new("missing"), &path), None);
+        // A directory of that name is not a program.
+        std::fs::create_dir(a.path().join("dir")).unwrap();
+        assert_eq!(resolve_in_path(Path::new("dir"), &path), None);
+    }
+
+    #[test]
+    fn relative_path_entries_leave_the_search_to_the_standard_library() {
+        let b = tempfile::tempdir().unwrap();
+        file(b.path(), "tool", 0o755);
+        let path = std::env::join_paths([Path::new("rel"), b.path()]).unwrap();
+        assert_eq!(resolve_in_path(Path::new("tool"), &path), None);
+        let empty_first = format!(":{}", b.path().display());
+        assert_eq!(
+            resolve_in_path(Path::new("tool"), OsStr::new(&empty_first)),
+            None
+        );
+    }
+
+    #[test]
+    fn the_providers_path_wins_over_the_hosts() {
+        let cmd = StdioCommand::new("tool").env("PATH", "/opt/one");
+        assert_eq!(cmd.child_path(), Some(OsString::from("/opt/one")));
+        let mut scrubbed = StdioCommand::new("tool");
+        scrubbed.env_allow.clear();
+        assert_eq!(scrubbed.child_path(), None);
     }
 }

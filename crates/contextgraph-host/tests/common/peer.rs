@@ -54,7 +54,17 @@ pub async fn connect(
     script: Script,
     options: ConnectionOptions,
 ) -> Result<Connection, HandshakeError> {
-    let (host_side, peer_side) = tokio::io::duplex(1 << 20);
+    connect_through(script, options, 1 << 20).await
+}
+
+/// [`connect`] through a pipe that holds at most `pipe_bytes`, so that
+/// writes are partial and wait for the peer to read.
+pub async fn connect_through(
+    script: Script,
+    options: ConnectionOptions,
+    pipe_bytes: usize,
+) -> Result<Connection, HandshakeError> {
+    let (host_side, peer_side) = tokio::io::duplex(pipe_bytes);
     tokio::spawn(run(peer_side, script));
     let (read, write) = tokio::io::split(host_side);
     Connection::open(
