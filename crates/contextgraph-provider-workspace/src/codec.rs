@@ -99,6 +99,10 @@ impl<'a> Reader<'a> {
     pub(crate) fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
+    /// Bytes left.
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len()
+    }
     pub(crate) fn rest(&mut self) -> &'a [u8] {
         std::mem::take(&mut self.buf)
     }

@@ -17,9 +17,15 @@
 //! Records held by an index keep their [`ChunkRecord::terms`] *empty*: the
 //! terms live in the postings (see [`Index::chunk_terms`]), which is what
 //! keeps a large index small in memory.
+//!
+//! Two derived structures are built on first use rather than during a load
+//! (they cost about a third of it): the slot → term-ids inversion (removal
+//! and `chunk_terms` need it) and the mention/import reverse edges (anchored
+//! queries and the proximity walk need them). [`Index::warm_up`] builds both;
+//! the provider calls it on a background thread right after opening.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use contextgraph_types::Timestamp;
 
@@ -147,7 +153,7 @@ pub fn build_chunk_records(
 
 /// The chunk's own text: its lines minus those of nested chunks, plus the
 /// path (so a query naming a file finds its chunks).
-fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -> String {
+pub(crate) fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -> String {
     let mut nested = c.nested.clone();
     nested.sort_unstable();
     let mut out = String::new();
@@ -285,6 +291,52 @@ struct SlotRef {
     ordinal: u32,
 }
 
+/// Per slot, the ids of its terms: the postings inverted. Only removal and
+/// [`Index::chunk_terms`] need it, so it is built on first use (or in the
+/// background, [`Index::warm_up`]), not during a load. Built at any time it
+/// is exact (it derives from the postings as they are), and once built every
+/// upsert extends it.
+#[derive(Debug, Default, Clone)]
+struct SlotTerms {
+    /// Per slot: start of its term ids in `ids` (one extra at the end).
+    start: Vec<usize>,
+    ids: Vec<u32>,
+}
+
+/// The reverse edges only anchored queries and the proximity walk read;
+/// like [`SlotTerms`], built on first use (from the live records) and then
+/// extended by every upsert. Removal leaves dead slots in (readers skip them).
+#[derive(Debug, Default, Clone)]
+struct Edges {
+    /// Bare name → slots that call, reference or document it.
+    mentions: HashMap<String, Vec<u32>>,
+    /// Candidate import path → importing slots.
+    importers: HashMap<String, Vec<u32>>,
+}
+
+impl Edges {
+    fn link(&mut self, slot: u32, c: &ChunkRecord) {
+        for name in c.calls.iter().chain(&c.references).chain(&c.documents) {
+            match self.mentions.get_mut(name.as_str()) {
+                Some(v) => v.push(slot),
+                None => {
+                    self.mentions.insert(name.clone(), vec![slot]);
+                }
+            }
+        }
+        for imp in &c.imports {
+            for cand in &imp.candidates {
+                match self.importers.get_mut(cand.as_str()) {
+                    Some(v) => v.push(slot),
+                    None => {
+                        self.importers.insert(cand.clone(), vec![slot]);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The in-memory index.
 #[derive(Debug, Default, Clone)]
 pub struct Index {
@@ -293,19 +345,17 @@ pub struct Index {
     slots: Vec<SlotRef>,
     /// Per slot: BM25 length, or [`DEAD`].
     doc_lens: Vec<u32>,
-    /// Per slot: start of its term ids in `slot_term_ids` (one extra at the end).
-    slot_term_start: Vec<usize>,
-    slot_term_ids: Vec<u32>,
+    /// Derived from the postings on first use (see [`SlotTerms`]).
+    slot_terms: OnceLock<SlotTerms>,
     dict: TermDict,
     postings: Vec<Posting>,
     /// Frozen postings `(slot, tf)` of all terms, term after term.
     arena: Vec<(u32, u32)>,
-    /// Bare symbol name → defining slots.
+    /// Bare symbol name → defining slots (every frame's relations need it,
+    /// so it is built eagerly).
     defs: HashMap<String, Vec<u32>>,
-    /// Bare name → slots that call, reference or document it.
-    mentions: HashMap<String, Vec<u32>>,
-    /// Candidate import path → importing slots.
-    importers: HashMap<String, Vec<u32>>,
+    /// Derived from the records on first use (see [`Edges`]).
+    edges: OnceLock<Edges>,
     live: u32,
     total_len: u64,
 }
@@ -412,7 +462,7 @@ impl Index {
         let Some((a, b)) = self.slot_term_range(slot) else {
             return Vec::new();
         };
-        let mut out: Vec<(String, u32)> = self.slot_term_ids[a..b]
+        let mut out: Vec<(String, u32)> = self.slot_terms().ids[a..b]
             .iter()
             .filter_map(|&id| {
                 let tf = self.tf_of(id, slot)?;
@@ -425,10 +475,68 @@ impl Index {
 
     fn slot_term_range(&self, slot: u32) -> Option<(usize, usize)> {
         let i = slot as usize;
-        Some((
-            *self.slot_term_start.get(i)?,
-            *self.slot_term_start.get(i + 1)?,
-        ))
+        let start = &self.slot_terms().start;
+        Some((*start.get(i)?, *start.get(i + 1)?))
+    }
+
+    /// The slot → term ids inversion, built from the postings on first use.
+    fn slot_terms(&self) -> &SlotTerms {
+        self.slot_terms.get_or_init(|| {
+            let n_slots = self.slots.len();
+            let mut counts: Vec<usize> = vec![0; n_slots];
+            let runs = || {
+                self.postings.iter().enumerate().flat_map(|(id, p)| {
+                    let frozen = self
+                        .arena
+                        .get(p.frozen.0 as usize..p.frozen.1 as usize)
+                        .unwrap_or(&[]);
+                    frozen.iter().chain(&p.extra).map(move |e| (id as u32, e.0))
+                })
+            };
+            for (_, s) in runs() {
+                if let Some(c) = counts.get_mut(s as usize) {
+                    *c += 1;
+                }
+            }
+            let mut start: Vec<usize> = Vec::with_capacity(n_slots + 1);
+            let mut acc = 0usize;
+            for c in &counts {
+                start.push(acc);
+                acc += c;
+            }
+            start.push(acc);
+            let mut fill = start.clone();
+            let mut ids = vec![0u32; acc];
+            for (id, s) in runs() {
+                if let Some(at) = fill.get_mut(s as usize) {
+                    ids[*at] = id;
+                    *at += 1;
+                }
+            }
+            SlotTerms { start, ids }
+        })
+    }
+
+    /// The reverse edges, built from the records on first use.
+    fn edges(&self) -> &Edges {
+        self.edges.get_or_init(|| {
+            let mut edges = Edges::default();
+            for e in self.files.iter().flatten() {
+                for (i, c) in e.record.chunks.iter().enumerate() {
+                    edges.link(e.first_slot + i as u32, c);
+                }
+            }
+            edges
+        })
+    }
+
+    /// Build what a loaded index derives lazily (the slot → terms inversion
+    /// and the reverse edges), so that neither the first anchored query nor
+    /// the first refresh pays for it. Meant for a background thread right
+    /// after a load; queries are answered meanwhile.
+    pub fn warm_up(&self) {
+        self.slot_terms();
+        self.edges();
     }
 
     fn tf_of(&self, id: u32, slot: u32) -> Option<u32> {
@@ -457,9 +565,6 @@ impl Index {
         self.remove(&record.rel_path);
         let file_no = self.files.len() as u32;
         let first_slot = self.slots.len() as u32;
-        if self.slot_term_start.is_empty() {
-            self.slot_term_start.push(0);
-        }
         for (ordinal, c) in record.chunks.iter_mut().enumerate() {
             let slot = first_slot + ordinal as u32;
             self.slots.push(SlotRef {
@@ -479,40 +584,44 @@ impl Index {
                 let p = &mut self.postings[id as usize];
                 p.df += 1;
                 p.extra.push((slot, tf));
-                self.slot_term_ids.push(id);
+                if let Some(st) = self.slot_terms.get_mut() {
+                    st.ids.push(id);
+                }
             }
-            self.slot_term_start.push(self.slot_term_ids.len());
-            self.link(slot, c);
+            if let Some(st) = self.slot_terms.get_mut() {
+                st.start.push(st.ids.len());
+            }
+            self.link_defs(slot, c);
+            if let Some(edges) = self.edges.get_mut() {
+                edges.link(slot, c);
+            }
         }
         let path: Arc<str> = Arc::from(record.rel_path.as_str());
         self.files.push(Some(FileEntry { record, first_slot }));
         self.by_path.insert(path, file_no);
     }
 
-    /// Record a chunk's names in the symbol, mention and import tables.
-    fn link(&mut self, slot: u32, c: &ChunkRecord) {
+    /// Record a chunk's definition in the symbol table.
+    fn link_defs(&mut self, slot: u32, c: &ChunkRecord) {
         if let Some(s) = &c.symbol {
             if c.kind == ChunkKind::Symbol && !s.kind_label.starts_with("impl") {
-                self.defs.entry(s.name.clone()).or_default().push(slot);
-            }
-        }
-        for name in c.calls.iter().chain(&c.references).chain(&c.documents) {
-            match self.mentions.get_mut(name.as_str()) {
-                Some(v) => v.push(slot),
-                None => {
-                    self.mentions.insert(name.clone(), vec![slot]);
+                match self.defs.get_mut(s.name.as_str()) {
+                    Some(v) => v.push(slot),
+                    None => {
+                        self.defs.insert(s.name.clone(), vec![slot]);
+                    }
                 }
-            }
-        }
-        for imp in &c.imports {
-            for cand in &imp.candidates {
-                self.importers.entry(cand.clone()).or_default().push(slot);
             }
         }
     }
 
     /// Remove a file; returns its record when it was known.
     pub fn remove(&mut self, rel_path: &str) -> Option<FileRecord> {
+        if !self.by_path.contains_key(rel_path) {
+            return None;
+        }
+        // The document frequencies below need the slot → terms inversion.
+        self.slot_terms();
         let file_no = self.by_path.remove(rel_path)?;
         let entry = self.files.get_mut(file_no as usize)?.take()?;
         for ordinal in 0..entry.record.chunks.len() {
@@ -525,7 +634,8 @@ impl Index {
                 *len = DEAD;
             }
             if let Some((a, b)) = self.slot_term_range(slot) {
-                for &id in &self.slot_term_ids[a..b] {
+                let ids = self.slot_terms.get().map_or(&[][..], |st| &st.ids[a..b]);
+                for &id in ids {
                     if let Some(p) = self.postings.get_mut(id as usize) {
                         p.df = p.df.saturating_sub(1);
                     }
@@ -599,12 +709,12 @@ impl Index {
 
     /// Live slots that call, reference or document a bare name.
     pub fn mentions_of<'a>(&'a self, name: &str) -> impl Iterator<Item = u32> + 'a {
-        self.live_only(self.mentions.get(name))
+        self.live_only(self.edges().mentions.get(name))
     }
 
     /// Live slots importing a workspace path (by one of their candidates).
     pub fn importers_of<'a>(&'a self, rel_path: &str) -> impl Iterator<Item = u32> + 'a {
-        self.live_only(self.importers.get(rel_path))
+        self.live_only(self.edges().importers.get(rel_path))
     }
 
     /// Total number of slots ever allocated (live or dead).
@@ -612,15 +722,20 @@ impl Index {
         self.slots.len()
     }
 
-    /// Encode the live index (format v2 payload): file records without
-    /// terms, in slot order (so live slots renumber densely and
-    /// monotonically); the sorted term dictionary; then per term its
-    /// postings as delta-encoded slot varints and tf varints.
+    /// Encode the live index (format v3 payload): the byte length of the
+    /// records section (so a load decodes records and postings in parallel,
+    /// see [`decode`](Self::decode)); file records without terms, in slot
+    /// order (so live slots renumber densely and monotonically); the sorted
+    /// term dictionary; then per term its postings as delta-encoded slot
+    /// varints and tf varints.
     pub(crate) fn encode(&self, w: &mut Writer) {
         let mut order: Vec<&FileEntry> = self.files.iter().flatten().collect();
         order.sort_by_key(|e| e.first_slot);
         let mut remap: Vec<u32> = vec![DEAD; self.slots.len()];
         let mut next = 0u32;
+        let length_at = w.buf.len();
+        w.u64(0); // patched below
+        let records_start = w.buf.len();
         w.len(order.len());
         for e in &order {
             crate::codec::write_file(w, &e.record, false);
@@ -631,6 +746,8 @@ impl Index {
                 next += 1;
             }
         }
+        let records_len = (w.buf.len() - records_start) as u64;
+        w.buf[length_at..records_start].copy_from_slice(&records_len.to_le_bytes());
         let mut terms: Vec<(&str, u32)> = (0..self.dict.len() as u32)
             .filter(|&id| self.postings.get(id as usize).is_some_and(|p| p.df > 0))
             .filter_map(|id| Some((self.dict.term(id)?, id)))
@@ -664,103 +781,147 @@ impl Index {
         }
     }
 
-    /// Decode a v2 payload written by [`encode`](Self::encode). `None` on
+    /// Decode a v3 payload written by [`encode`](Self::encode). `None` on
     /// any inconsistency (out-of-range slot, unsorted dictionary, bad UTF-8,
     /// trailing bytes): the caller treats the index as untrusted.
+    ///
+    /// The records section and the dictionary + postings section are
+    /// independent byte ranges, decoded on two threads: a load takes about
+    /// the longer of the two, not their sum. Slot bounds, which need the
+    /// records, are checked once both are done.
     pub(crate) fn decode(r: &mut Reader<'_>) -> Option<Index> {
-        let mut index = Index::default();
-        let n_files = r.len_prefix()?;
-        index.files.reserve(n_files);
-        for file_no in 0..n_files {
-            let record = crate::codec::read_file(r, false)?;
-            let first_slot = index.slots.len() as u32;
-            for (ordinal, c) in record.chunks.iter().enumerate() {
-                let slot = first_slot + ordinal as u32;
-                index.slots.push(SlotRef {
-                    file: file_no as u32,
-                    ordinal: ordinal as u32,
-                });
-                let len = c.doc_len.min(DEAD - 1);
-                index.doc_lens.push(len);
-                index.total_len += u64::from(len);
-                index.link(slot, c);
-            }
-            let path: Arc<str> = Arc::from(record.rel_path.as_str());
-            if index.by_path.insert(path, file_no as u32).is_some() {
-                return None; // the same path twice
-            }
-            index.files.push(Some(FileEntry { record, first_slot }));
+        let records_len = usize::try_from(r.u64()?).ok()?;
+        let records = r.take(records_len)?;
+        let terms = r.rest();
+        let (index, terms) = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("cgp-index-decode".into())
+                .spawn_scoped(scope, || decode_terms(terms));
+            let index = decode_records(records);
+            let terms = match worker {
+                Ok(handle) => handle.join().ok().flatten(),
+                // No thread to be had: decode here instead.
+                Err(_) => decode_terms(terms),
+            };
+            (index, terms)
+        });
+        let mut index = index?;
+        let terms = terms?;
+        if terms
+            .max_slot
+            .is_some_and(|m| m as usize >= index.slots.len())
+        {
+            return None; // a posting names a slot no record has
         }
-        let n_slots = index.slots.len();
-        index.live = u32::try_from(n_slots).ok()?;
-        let n_terms = r.varint_len()?;
-        let mut blob = String::new();
-        let mut offsets: Vec<u32> = Vec::with_capacity(n_terms + 1);
-        offsets.push(0);
-        for i in 0..n_terms {
-            let len = r.varint_len()?;
-            let term = std::str::from_utf8(r.take(len)?).ok()?;
-            if i > 0 {
-                let prev = &blob[offsets[i - 1] as usize..];
-                if prev >= term {
-                    return None; // not strictly sorted
-                }
-            }
-            blob.push_str(term);
-            offsets.push(u32::try_from(blob.len()).ok()?);
-        }
-        index.dict = TermDict {
-            blob,
-            offsets,
-            ..TermDict::default()
-        };
-        let mut per_slot: Vec<usize> = vec![0; n_slots + 1];
-        index.postings.reserve(n_terms);
-        for _ in 0..n_terms {
-            let count = r.varint_len()?;
-            let start = u32::try_from(index.arena.len()).ok()?;
-            let mut prev = 0u64;
-            for i in 0..count {
-                let gap = r.varint()?;
-                if i > 0 && gap == 0 {
-                    return None;
-                }
-                let slot = if i == 0 { gap } else { prev.checked_add(gap)? };
-                let tf = u32::try_from(r.varint()?).ok()?;
-                if slot >= n_slots as u64 || tf == 0 {
-                    return None;
-                }
-                index.arena.push((slot as u32, tf));
-                per_slot[slot as usize] += 1;
-                prev = slot;
-            }
-            let end = u32::try_from(index.arena.len()).ok()?;
-            index.postings.push(Posting {
-                df: u32::try_from(count).ok()?,
-                frozen: (start, end),
-                extra: Vec::new(),
-            });
-        }
-        // Invert the postings into per-slot term ids (removal needs them).
-        let mut starts: Vec<usize> = Vec::with_capacity(n_slots + 1);
-        let mut acc = 0usize;
-        for c in &per_slot[..n_slots] {
-            starts.push(acc);
-            acc += c;
-        }
-        starts.push(acc);
-        let mut fill = starts.clone();
-        index.slot_term_ids = vec![0; acc];
-        for (id, p) in index.postings.iter().enumerate() {
-            for &(s, _) in &index.arena[p.frozen.0 as usize..p.frozen.1 as usize] {
-                let at = &mut fill[s as usize];
-                index.slot_term_ids[*at] = id as u32;
-                *at += 1;
-            }
-        }
-        index.slot_term_start = starts;
+        index.dict = terms.dict;
+        index.postings = terms.postings;
+        index.arena = terms.arena;
         Some(index)
     }
+}
+
+/// The dictionary + postings section, decoded.
+struct DecodedTerms {
+    dict: TermDict,
+    postings: Vec<Posting>,
+    arena: Vec<(u32, u32)>,
+    /// Highest slot any posting names (checked against the records).
+    max_slot: Option<u32>,
+}
+
+/// The records section: files, slots, lengths and the symbol table.
+fn decode_records(bytes: &[u8]) -> Option<Index> {
+    let r = &mut Reader::new(bytes);
+    let mut index = Index::default();
+    let n_files = r.len_prefix()?;
+    index.files.reserve(n_files);
+    for file_no in 0..n_files {
+        let record = crate::codec::read_file(r, false)?;
+        let first_slot = index.slots.len() as u32;
+        for (ordinal, c) in record.chunks.iter().enumerate() {
+            let slot = first_slot + ordinal as u32;
+            index.slots.push(SlotRef {
+                file: file_no as u32,
+                ordinal: ordinal as u32,
+            });
+            let len = c.doc_len.min(DEAD - 1);
+            index.doc_lens.push(len);
+            index.total_len += u64::from(len);
+            index.link_defs(slot, c);
+        }
+        let path: Arc<str> = Arc::from(record.rel_path.as_str());
+        if index.by_path.insert(path, file_no as u32).is_some() {
+            return None; // the same path twice
+        }
+        index.files.push(Some(FileEntry { record, first_slot }));
+    }
+    index.live = u32::try_from(index.slots.len()).ok()?;
+    r.is_empty().then_some(index)
+}
+
+/// The dictionary + postings section; must be consumed exactly.
+fn decode_terms(bytes: &[u8]) -> Option<DecodedTerms> {
+    let r = &mut Reader::new(bytes);
+    let n_terms = r.varint_len()?;
+    let mut blob = String::new();
+    let mut offsets: Vec<u32> = Vec::with_capacity(n_terms + 1);
+    offsets.push(0);
+    for i in 0..n_terms {
+        let len = r.varint_len()?;
+        let term = std::str::from_utf8(r.take(len)?).ok()?;
+        if i > 0 {
+            let prev = &blob[offsets[i - 1] as usize..];
+            if prev >= term {
+                return None; // not strictly sorted
+            }
+        }
+        blob.push_str(term);
+        offsets.push(u32::try_from(blob.len()).ok()?);
+    }
+    let dict = TermDict {
+        blob,
+        offsets,
+        ..TermDict::default()
+    };
+    let mut postings = Vec::with_capacity(n_terms);
+    // Every posting takes at least two bytes: an upper bound, so the arena
+    // is allocated once instead of regrown (and copied) as it fills.
+    let mut arena: Vec<(u32, u32)> = Vec::with_capacity(r.remaining() / 2);
+    let mut max_slot: Option<u32> = None;
+    for _ in 0..n_terms {
+        let count = r.varint_len()?;
+        let start = u32::try_from(arena.len()).ok()?;
+        let mut prev = 0u32;
+        for i in 0..count {
+            let gap = u32::try_from(r.varint()?).ok()?;
+            if i > 0 && gap == 0 {
+                return None; // not strictly increasing
+            }
+            let slot = if i == 0 { gap } else { prev.checked_add(gap)? };
+            let tf = u32::try_from(r.varint()?).ok()?;
+            if slot == DEAD || tf == 0 {
+                return None;
+            }
+            arena.push((slot, tf));
+            prev = slot;
+        }
+        if count > 0 {
+            max_slot = max_slot.max(Some(prev));
+        }
+        let end = u32::try_from(arena.len()).ok()?;
+        postings.push(Posting {
+            df: u32::try_from(count).ok()?,
+            frozen: (start, end),
+            extra: Vec::new(),
+        });
+    }
+    arena.shrink_to_fit();
+    r.is_empty().then_some(DecodedTerms {
+        dict,
+        postings,
+        arena,
+        max_slot,
+    })
 }
 
 #[cfg(test)]
@@ -817,7 +978,7 @@ mod tests {
     }
 
     #[test]
-    fn v2_payload_round_trips_records_terms_and_statistics() {
+    fn v3_payload_round_trips_records_terms_and_statistics() {
         let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)], &[("beta", 3)]]);
         let b = record("b.rs", &[&[("alpha", 1), ("gamma", 1)]]);
         let index = Index::from_records([a.clone(), b.clone()]);
@@ -867,7 +1028,70 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_v2_payloads_are_refused_not_trusted() {
+    fn lazily_derived_parts_are_exact_whether_built_before_or_after_edits() {
+        let mut a = record("a.rs", &[&[("alpha", 2), ("beta", 1)]]);
+        a.chunks[0].imports = vec![ImportRef {
+            module: "crate::b".into(),
+            candidates: vec!["b.rs".into()],
+        }];
+        let b = record("b.rs", &[&[("beta", 1)], &[("gamma", 3)]]);
+        let a2 = record("a.rs", &[&[("delta", 1)]]);
+        let fresh = Index::from_records([b.clone(), a2.clone()]);
+        let loaded = roundtrip(&Index::from_records([a.clone(), b.clone()]));
+        assert_eq!(
+            loaded.importers_of("b.rs").count(),
+            1,
+            "edges built on demand"
+        );
+        // Edit once with the lazy parts already built, once with them still unbuilt.
+        let mut warm = loaded.clone();
+        warm.warm_up();
+        let mut cold = roundtrip(&Index::from_records([a, b]));
+        for ix in [&mut warm, &mut cold] {
+            ix.upsert(a2.clone());
+            assert_eq!(ix.importers_of("b.rs").count(), 0, "the importer is gone");
+            assert_eq!(ix.mentions_of("callee").count(), 3);
+            for t in ["alpha", "beta", "gamma", "delta"] {
+                assert_eq!(ix.df(t), fresh.df(t), "{t}");
+            }
+            assert_eq!(
+                sorted(ix.records_with_terms()),
+                sorted(fresh.records_with_terms())
+            );
+            ix.remove("b.rs");
+            assert_eq!((ix.df("beta"), ix.df("gamma"), ix.df("delta")), (0, 0, 1));
+        }
+    }
+
+    /// The payload split after its records section (`u64` length + records).
+    fn split(index: &Index) -> (Vec<u8>, Vec<u8>) {
+        let mut w = Writer::default();
+        index.encode(&mut w);
+        let len = u64::from_le_bytes(w.buf[..8].try_into().expect("8 bytes")) as usize;
+        let terms = w.buf.split_off(8 + len);
+        (w.buf, terms)
+    }
+
+    #[test]
+    fn a_posting_naming_a_slot_no_record_has_is_refused() {
+        // Each section is well-formed alone; together the postings name
+        // slot 1 of an index with a single chunk.
+        let (one_chunk, _) = split(&Index::from_records([record("a.rs", &[&[("alpha", 1)]])]));
+        let (_, two_chunks) = split(&Index::from_records([record(
+            "a.rs",
+            &[&[("alpha", 1)], &[("alpha", 1)]],
+        )]));
+        let mut bad = one_chunk.clone();
+        bad.extend_from_slice(&two_chunks);
+        assert!(Index::decode(&mut Reader::new(&bad)).is_none());
+        let (_, one_terms) = split(&Index::from_records([record("a.rs", &[&[("alpha", 1)]])]));
+        let mut good = one_chunk;
+        good.extend_from_slice(&one_terms);
+        assert!(Index::decode(&mut Reader::new(&good)).is_some());
+    }
+
+    #[test]
+    fn corrupt_v3_payloads_are_refused_not_trusted() {
         let index = Index::from_records([record("a.rs", &[&[("alpha", 2), ("beta", 1)]])]);
         let mut w = Writer::default();
         index.encode(&mut w);

@@ -41,6 +41,21 @@ pub mod tokenize;
 pub mod uri;
 pub mod walk;
 
+/// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
+/// part of the API, may change without notice.
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod bench_internals {
+    use crate::chunk::{Chunk, LineIndex};
+
+    /// The text a chunk is indexed by (BM25): its lines minus those of nested
+    /// chunks, plus its qualified name and title — exactly what
+    /// [`build_chunk_records`](crate::index::build_chunk_records) tokenises.
+    pub fn chunk_own_text(text: &str, lines: &LineIndex, chunk: &Chunk) -> String {
+        crate::index::own_text(text, lines, chunk)
+    }
+}
+
 pub use lang::Language;
 pub use provider::{
     CacheLocation, Clock, IndexSource, IndexStats, RefreshReport, WorkspaceError, WorkspaceOptions,

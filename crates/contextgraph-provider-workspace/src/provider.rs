@@ -235,6 +235,17 @@ impl WorkspaceProvider {
         if source != IndexSource::Loaded {
             provider.refresh_inner(true)?;
         }
+        // Queries are answered right away; what the index derives lazily
+        // (reverse edges, slot → terms) is built here in the background under
+        // a read lock, so neither the first anchored query nor the first
+        // refresh waits for all of it. Without a thread it is built on first use.
+        let shared = Arc::clone(&provider.shared);
+        let _ = std::thread::Builder::new()
+            .name("cgp-workspace-warm-up".into())
+            .spawn(move || {
+                let index = shared.index.read().unwrap_or_else(|p| p.into_inner());
+                index.warm_up();
+            });
         Ok((provider, source))
     }
 

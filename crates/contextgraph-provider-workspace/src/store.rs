@@ -13,13 +13,17 @@
 //! # Format and trust
 //!
 //! Both files start with a magic, the format version and the workspace path.
-//! Format 2 (the snapshot) holds the file and chunk records without their
-//! terms, then the sorted term dictionary, then per term its postings as
-//! delta-encoded slot varints with tf varints: loading is one read and a
-//! linear decode, with no allocation per term. The journal holds whole
-//! records (terms as strings), replayed onto the loaded index. Format 1
-//! (terms as strings inside every chunk record) is detected by its version
-//! and rebuilt.
+//! Format 3 (the snapshot) holds the byte length of its records section,
+//! the file and chunk records without their terms, then the sorted term
+//! dictionary, then per term its postings as delta-encoded slot varints with
+//! tf varints: loading is one read, a checksum and two linear decodes (the
+//! records and the postings, on two threads alongside the checksum), with
+//! no allocation per term. What only some operations need (reverse edges,
+//! the slot → terms inversion) is derived after the load, in the
+//! background. The journal holds whole records (terms as strings), replayed
+//! onto the loaded index. Formats 1 (terms as strings inside every chunk
+//! record) and 2 (format 3 without the section length) are detected by
+//! their version and rebuilt.
 //!
 //! Both files start with a magic, the format version and the workspace path;
 //! every snapshot payload and every journal entry carries its SHA-256. On load
@@ -42,7 +46,7 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 
 /// Bumped whenever the encoding or the chunking changes meaning: an index
 /// written by another version is rebuilt, never reinterpreted.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
@@ -167,19 +171,33 @@ impl Store {
         let mut r = Reader::new(&bytes);
         self.read_header(&mut r, SNAPSHOT_MAGIC)
             .map_err(|why| untrusted(&snap, &why))?;
-        let (payload, snapshot_id) = r
+        let snapshot_id = r
             .array32()
-            .and_then(|digest| {
-                let payload = r.rest();
-                (sha256(payload) == digest).then_some((payload, digest))
-            })
             .ok_or_else(|| untrusted(&snap, "checksum mismatch (corrupt or truncated)"))?;
-        let mut p = Reader::new(payload);
-        let mut index =
-            Index::decode(&mut p).ok_or_else(|| untrusted(&snap, "undecodable index"))?;
-        if !p.is_empty() {
-            return Err(untrusted(&snap, "trailing bytes"));
+        let payload = r.rest();
+        // The checksum runs alongside the decode (which is bounds-checked, so
+        // decoding unverified bytes is safe); nothing decoded is used unless
+        // the checksum matches.
+        let (checksum_ok, decoded) = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("cgp-index-checksum".into())
+                .spawn_scoped(scope, || sha256(payload) == snapshot_id);
+            let mut p = Reader::new(payload);
+            let decoded = Index::decode(&mut p).map(|index| (index, p.is_empty()));
+            let ok = match worker {
+                Ok(handle) => handle.join().unwrap_or(false),
+                Err(_) => sha256(payload) == snapshot_id,
+            };
+            (ok, decoded)
+        });
+        if !checksum_ok {
+            return Err(untrusted(&snap, "checksum mismatch (corrupt or truncated)"));
         }
+        let mut index = match decoded {
+            Some((index, true)) => index,
+            Some((_, false)) => return Err(untrusted(&snap, "trailing bytes")),
+            None => return Err(untrusted(&snap, "undecodable index")),
+        };
         let journal = self.journal_path();
         let mut journal_entries = 0u64;
         match fs::read(&journal) {

@@ -120,7 +120,7 @@ fn format_1_snapshot_is_detected_by_version_and_rebuilt_not_misread() {
     assert_eq!(
         again,
         IndexSource::Loaded,
-        "the rebuilt index is in format 2"
+        "the rebuilt index is in the current format"
     );
 }
 
