@@ -34,8 +34,10 @@
 //!   in-flight work finish within [`ServeOptions::shutdown_grace`], flushes,
 //!   and returns `Ok(())`.
 //!
-//! One writer thread owns the output and flushes whenever its queue is
-//! momentarily empty. Diagnostics go to stderr, never to the output.
+//! A lock-step provider's replies are written and flushed by the reading
+//! thread itself; a correlated provider's go through one writer thread that
+//! owns the output and flushes whenever its queue is momentarily empty.
+//! Diagnostics go to stderr, never to the output.
 
 pub mod memory;
 mod pool;
@@ -49,7 +51,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use contextgraph_codec::{FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BYTES};
+use contextgraph_codec::{Envelope, FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BYTES};
 
 use crate::provider::Provider;
 use pool::{InFlight, Pool};
@@ -196,12 +198,48 @@ pub fn serve<P: Provider>(
             }
         }
     }
-    let correlated = session.capabilities().correlation;
-    let max_in_flight = if correlated {
-        options.max_in_flight.max(1)
+    let framer = LineFramer::new(options.max_line_bytes);
+    let lines = LineReader::with_framer(reader, framer);
+    if session.capabilities().correlation {
+        serve_correlated(&session, lines, writer, &options)
     } else {
-        1
+        serve_lockstep(&session, lines, writer)
+    }
+}
+
+/// Lock-step: one request at a time, answered in order on the reading
+/// thread, which also writes the reply and flushes it at once. No writer
+/// thread: with a single producer there is nothing to serialise, and a
+/// hand-off to another thread would add a wake-up to every round trip.
+fn serve_lockstep<P: Provider, R: Read>(
+    session: &Session<P>,
+    lines: LineReader<R>,
+    writer: impl Write,
+) -> Result<(), ServeError> {
+    let mut replies = DirectReplies {
+        out: io::BufWriter::with_capacity(64 * 1024, writer),
+        failed: None,
     };
+    let ended = read_loop(session, lines, &mut replies, None);
+    let written = match replies.failed.take() {
+        Some(e) => Err(e),
+        None => replies.out.flush(),
+    };
+    match ended {
+        Ended::InputFailed(e) => Err(ServeError::Input(e)),
+        Ended::Clean | Ended::OutputGone => written.map_err(ServeError::Output),
+    }
+}
+
+/// Correlated: requests run concurrently on a worker pool; one writer
+/// thread owns the output so replies never interleave within a line.
+fn serve_correlated<P: Provider, R: Read>(
+    session: &Arc<Session<P>>,
+    lines: LineReader<R>,
+    writer: impl Write + Send,
+    options: &ServeOptions,
+) -> Result<(), ServeError> {
+    let max_in_flight = options.max_in_flight.max(1);
     // Bounded: at most one reply per in-flight request plus a few immediate
     // ones; a writer blocked on a host that does not read stops the workers,
     // which stops the reader.
@@ -217,26 +255,18 @@ pub fn serve<P: Provider>(
             result
         });
         let in_flight = Arc::new(InFlight::new(max_in_flight));
-        let pool = correlated.then(|| {
-            Pool::new(
-                Arc::clone(&session),
-                out_tx.clone(),
-                Arc::clone(&in_flight),
-                options.max_workers.clamp(1, max_in_flight),
-            )
-        });
-        let framer = LineFramer::new(options.max_line_bytes);
-        let ended = read_loop(
-            &session,
-            LineReader::with_framer(reader, framer),
-            &out_tx,
-            pool.as_ref(),
-            &in_flight,
-            &output_gone,
+        let pool = Pool::new(
+            Arc::clone(session),
+            out_tx.clone(),
+            Arc::clone(&in_flight),
+            options.max_workers.clamp(1, max_in_flight),
         );
-        if let Some(pool) = &pool {
-            pool.close();
-        }
+        let mut replies = ChannelReplies {
+            out: &out_tx,
+            gone: &output_gone,
+        };
+        let ended = read_loop(session, lines, &mut replies, Some((&pool, &in_flight)));
+        pool.close();
         let abandoned = in_flight.wait_idle(Instant::now() + options.shutdown_grace);
         if abandoned > 0 {
             diag!(
@@ -260,6 +290,56 @@ pub fn serve<P: Provider>(
     })
 }
 
+/// Where the read loop's own replies go (immediate ones, and lock-step
+/// answers).
+trait Replies {
+    /// Send one reply; `false` once the output is gone.
+    fn send(&mut self, envelope: &Envelope) -> bool;
+    /// Whether the output is known to be gone.
+    fn gone(&self) -> bool;
+}
+
+/// Written and flushed by the calling thread (lock-step).
+struct DirectReplies<W: Write> {
+    out: io::BufWriter<W>,
+    /// The first write error; nothing is written after it.
+    failed: Option<io::Error>,
+}
+
+impl<W: Write> Replies for DirectReplies<W> {
+    fn send(&mut self, envelope: &Envelope) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let line = encode(envelope);
+        match self.out.write_all(&line).and_then(|()| self.out.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+    fn gone(&self) -> bool {
+        self.failed.is_some()
+    }
+}
+
+/// Queued for the writer thread (correlated).
+struct ChannelReplies<'a> {
+    out: &'a std::sync::mpsc::SyncSender<Outgoing>,
+    gone: &'a AtomicBool,
+}
+
+impl Replies for ChannelReplies<'_> {
+    fn send(&mut self, envelope: &Envelope) -> bool {
+        self.out.send(Outgoing::Line(encode(envelope))).is_ok()
+    }
+    fn gone(&self) -> bool {
+        self.gone.load(Ordering::Acquire)
+    }
+}
+
 enum Ended {
     /// `shutdown` or end of input.
     Clean,
@@ -271,14 +351,11 @@ enum Ended {
 fn read_loop<P: Provider, R: Read>(
     session: &Session<P>,
     mut lines: LineReader<R>,
-    out: &std::sync::mpsc::SyncSender<Outgoing>,
-    pool: Option<&Pool<P>>,
-    in_flight: &InFlight,
-    output_gone: &AtomicBool,
+    replies: &mut impl Replies,
+    pool: Option<(&Pool<P>, &InFlight)>,
 ) -> Ended {
-    let send = |env: &contextgraph_codec::Envelope| out.send(Outgoing::Line(encode(env))).is_ok();
     while let Some(item) = lines.next_line() {
-        if output_gone.load(Ordering::Acquire) {
+        if replies.gone() {
             return Ended::OutputGone;
         }
         let dispatch = match item {
@@ -292,18 +369,18 @@ fn read_loop<P: Provider, R: Read>(
         };
         match dispatch {
             Dispatch::Reply(reply) => {
-                if !send(&reply) {
+                if !replies.send(&reply) {
                     return Ended::OutputGone;
                 }
             }
             Dispatch::Run(job) => match pool {
-                Some(pool) => {
+                Some((pool, in_flight)) => {
                     in_flight.acquire();
                     pool.submit(job);
                 }
                 // Lock-step: one request at a time, in order, on this thread.
                 None => {
-                    if !send(&session.run(job)) {
+                    if !replies.send(&session.run(job)) {
                         return Ended::OutputGone;
                     }
                 }
