@@ -259,11 +259,20 @@ pub fn compose_with(
     let shares = water_fill(capacity, &claims);
 
     // Priority: canonical order (stable), or score then canonical (ranked).
-    let mut priority: Vec<usize> = (0..n_groups).collect();
-    if options.placement == Placement::Ranked {
-        let score = |g: usize| candidates[groups.groups[g].1].score;
-        priority.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
-    }
+    let priority: Vec<usize> = match options.placement {
+        Placement::Stable => (0..n_groups).collect(),
+        Placement::Ranked => {
+            // Sort (score, group) pairs held side by side: a comparator that
+            // looked each score up through the group table would miss the
+            // cache on every comparison. Group indices are distinct, so an
+            // unstable sort gives the same order as a stable one.
+            let mut keyed: Vec<(f32, usize)> = (0..n_groups)
+                .map(|g| (candidates[groups.groups[g].1].score, g))
+                .collect();
+            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            keyed.into_iter().map(|(_, g)| g).collect()
+        }
+    };
 
     let Packing {
         included,
