@@ -254,6 +254,14 @@ impl WorkspaceProvider {
         &self.shared.root
     }
 
+    /// Build now what the index otherwise derives in the background after
+    /// a load (reverse edges, slot → terms), returning once it exists.
+    /// Serving never needs this; a benchmark does, so that the background
+    /// work of one provider does not run into the timing of the next.
+    pub fn warm_up(&self) {
+        self.read_index().warm_up();
+    }
+
     /// Index statistics.
     pub fn stats(&self) -> IndexStats {
         let index = self.read_index();
