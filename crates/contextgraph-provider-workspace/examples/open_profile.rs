@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Prints how the index was obtained, the time `open` took, and the time of
-//! one query right after it.
+//! one query right after it. With a third argument `refresh`, it then
+//! brings the index up to date (appending changed files to the journal,
+//! which the next load replays) and prints what that took.
 
 use std::time::Instant;
 
@@ -19,7 +21,7 @@ use contextgraph_types::ContextQuery;
 fn main() {
     let mut args = std::env::args_os().skip(1);
     let (Some(root), Some(cache)) = (args.next(), args.next()) else {
-        eprintln!("usage: open_profile DIR CACHE_BASE");
+        eprintln!("usage: open_profile DIR CACHE_BASE [refresh]");
         std::process::exit(2);
     };
     let options = WorkspaceOptions {
@@ -34,6 +36,7 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let refresh = args.next().is_some_and(|a| a == "refresh");
     let opened = started.elapsed();
     let started = Instant::now();
     let answer = provider.query(&ContextQuery::new("parse config file", 10, 8000));
@@ -44,4 +47,17 @@ fn main() {
         queried.as_secs_f64() * 1e3,
         answer.map_or(0, |r| r.frames.len())
     );
+    if refresh {
+        let started = Instant::now();
+        match provider.refresh() {
+            Ok(report) => println!(
+                "refresh {:.1} ms: {} changed, {} added, {} removed",
+                started.elapsed().as_secs_f64() * 1e3,
+                report.changed,
+                report.added,
+                report.removed
+            ),
+            Err(e) => eprintln!("open_profile: refresh: {e}"),
+        }
+    }
 }
