@@ -35,8 +35,9 @@
 //!   and returns `Ok(())`.
 //!
 //! A lock-step provider's replies are written and flushed by the reading
-//! thread itself; a correlated provider's go through one writer thread that
-//! owns the output and flushes whenever its queue is momentarily empty.
+//! thread itself; a correlated provider's by whichever worker produced them,
+//! under one lock, flushed by the last of the writers of a burst. No reply
+//! waits for a hand-off to a writer thread.
 //! Diagnostics go to stderr, never to the output.
 
 pub mod memory;
@@ -45,10 +46,7 @@ mod session;
 mod writer;
 
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use contextgraph_codec::{Envelope, FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BYTES};
@@ -56,7 +54,7 @@ use contextgraph_codec::{Envelope, FrameError, LineFramer, LineReader, DEFAULT_M
 use crate::provider::Provider;
 use pool::{InFlight, Pool};
 pub use session::{clip, Dispatch, Job, Session};
-use writer::{encode, write_loop, Outgoing};
+use writer::{encode, SharedOutput};
 
 /// How the runner serves. Build with [`ServeOptions::default`] and the
 /// `with_*` methods.
@@ -91,7 +89,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             max_in_flight: 64,
-            max_workers: thread::available_parallelism().map_or(4, |n| n.get().max(4)),
+            max_workers: std::thread::available_parallelism().map_or(4, |n| n.get().max(4)),
             shutdown_grace: Duration::from_secs(2),
             enforce_honesty: true,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -179,10 +177,14 @@ pub fn serve_stdio_with<P: Provider>(provider: P, options: ServeOptions) -> Resu
 }
 
 /// Serve `provider` on `reader`/`writer` until `shutdown` or end of input.
+///
+/// The writer is owned (`'static`): a correlated provider's worker threads
+/// write replies to it directly, and a worker still running after the
+/// shutdown grace may outlive this call (its late reply is dropped).
 pub fn serve<P: Provider>(
     provider: P,
-    reader: impl Read + Send,
-    writer: impl Write + Send,
+    reader: impl Read,
+    writer: impl Write + Send + 'static,
     options: ServeOptions,
 ) -> Result<(), ServeError> {
     let session = Arc::new(Session::new(provider).enforce_honesty(options.enforce_honesty));
@@ -231,63 +233,41 @@ fn serve_lockstep<P: Provider, R: Read>(
     }
 }
 
-/// Correlated: requests run concurrently on a worker pool; one writer
-/// thread owns the output so replies never interleave within a line.
+/// Correlated: requests run concurrently on a worker pool; each reply is
+/// written by the thread that produced it, under the output's lock.
 fn serve_correlated<P: Provider, R: Read>(
     session: &Arc<Session<P>>,
     lines: LineReader<R>,
-    writer: impl Write + Send,
+    writer: impl Write + Send + 'static,
     options: &ServeOptions,
 ) -> Result<(), ServeError> {
     let max_in_flight = options.max_in_flight.max(1);
-    // Bounded: at most one reply per in-flight request plus a few immediate
-    // ones; a writer blocked on a host that does not read stops the workers,
-    // which stops the reader.
-    let (out_tx, out_rx) = sync_channel::<Outgoing>(max_in_flight + 8);
-    // Set when the writer stops: replies sent by workers then fail silently,
-    // so the reader checks this to stop serving a host that cannot hear.
-    let output_gone = AtomicBool::new(false);
-    thread::scope(|scope| {
-        let gone = &output_gone;
-        let writer_thread = scope.spawn(move || {
-            let result = write_loop(writer, out_rx);
-            gone.store(true, Ordering::Release);
-            result
-        });
-        let in_flight = Arc::new(InFlight::new(max_in_flight));
-        let pool = Pool::new(
-            Arc::clone(session),
-            out_tx.clone(),
-            Arc::clone(&in_flight),
-            options.max_workers.clamp(1, max_in_flight),
+    let output = Arc::new(SharedOutput::new(writer));
+    let in_flight = Arc::new(InFlight::new(max_in_flight));
+    let pool = Pool::new(
+        Arc::clone(session),
+        Arc::clone(&output),
+        Arc::clone(&in_flight),
+        options.max_workers.clamp(1, max_in_flight),
+    );
+    let mut replies = SharedReplies(&output);
+    let ended = read_loop(session, lines, &mut replies, Some((&pool, &in_flight)));
+    pool.close();
+    let abandoned = in_flight.wait_idle(Instant::now() + options.shutdown_grace);
+    if abandoned > 0 {
+        diag!(
+            "{}: {abandoned} request(s) still running after the {:?} shutdown grace; their replies are dropped",
+            session.info().name,
+            options.shutdown_grace
         );
-        let mut replies = ChannelReplies {
-            out: &out_tx,
-            gone: &output_gone,
-        };
-        let ended = read_loop(session, lines, &mut replies, Some((&pool, &in_flight)));
-        pool.close();
-        let abandoned = in_flight.wait_idle(Instant::now() + options.shutdown_grace);
-        if abandoned > 0 {
-            diag!(
-                "{}: {abandoned} request(s) still running after the {:?} shutdown grace; their replies are dropped",
-                session.info().name,
-                options.shutdown_grace
-            );
-        }
-        // Every finished reply is queued before its slot is freed, so Close
-        // lands after all of them.
-        let _ = out_tx.send(Outgoing::Close);
-        drop(out_tx);
-        let written = match writer_thread.join() {
-            Ok(result) => result,
-            Err(_) => Err(io::Error::other("the writer thread panicked")),
-        };
-        match ended {
-            Ended::InputFailed(e) => Err(ServeError::Input(e)),
-            Ended::Clean | Ended::OutputGone => written.map_err(ServeError::Output),
-        }
-    })
+    }
+    // Every finished reply was written before its slot was freed; closing
+    // flushes them and drops whatever a straggler sends later.
+    let written = output.close();
+    match ended {
+        Ended::InputFailed(e) => Err(ServeError::Input(e)),
+        Ended::Clean | Ended::OutputGone => written.map_err(ServeError::Output),
+    }
 }
 
 /// Where the read loop's own replies go (immediate ones, and lock-step
@@ -325,18 +305,15 @@ impl<W: Write> Replies for DirectReplies<W> {
     }
 }
 
-/// Queued for the writer thread (correlated).
-struct ChannelReplies<'a> {
-    out: &'a std::sync::mpsc::SyncSender<Outgoing>,
-    gone: &'a AtomicBool,
-}
+/// Written under the shared output's lock (correlated).
+struct SharedReplies<'a>(&'a SharedOutput);
 
-impl Replies for ChannelReplies<'_> {
+impl Replies for SharedReplies<'_> {
     fn send(&mut self, envelope: &Envelope) -> bool {
-        self.out.send(Outgoing::Line(encode(envelope))).is_ok()
+        self.0.send(&encode(envelope))
     }
     fn gone(&self) -> bool {
-        self.gone.load(Ordering::Acquire)
+        self.0.gone()
     }
 }
 

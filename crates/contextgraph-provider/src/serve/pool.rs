@@ -6,13 +6,12 @@
 //! does; a straggler finishes on its own and its late reply is discarded.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Instant;
 
 use super::session::{Job, Session};
-use super::writer::{encode, Outgoing};
+use super::writer::{encode, SharedOutput};
 use crate::provider::Provider;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -86,7 +85,7 @@ struct State {
 
 struct Shared<P> {
     session: Arc<Session<P>>,
-    out: SyncSender<Outgoing>,
+    out: Arc<SharedOutput>,
     in_flight: Arc<InFlight>,
     state: Mutex<State>,
     ready: Condvar,
@@ -102,7 +101,7 @@ pub(crate) struct Pool<P> {
 impl<P: Provider> Pool<P> {
     pub(crate) fn new(
         session: Arc<Session<P>>,
-        out: SyncSender<Outgoing>,
+        out: Arc<SharedOutput>,
         in_flight: Arc<InFlight>,
         max_workers: usize,
     ) -> Self {
@@ -180,12 +179,12 @@ fn worker<P: Provider>(shared: &Shared<P>) {
     }
 }
 
-/// Run, hand the reply to the writer, then free the slot — in that order, so
-/// "nothing in flight" means every reply is already queued for writing.
+/// Run, write the reply, then free the slot — in that order, so "nothing in
+/// flight" means every reply is already written.
 fn complete<P: Provider>(shared: &Shared<P>, job: Job) {
     let reply = shared.session.run(job);
-    // A send error means the output is gone (or the runner returned after
+    // A failed send means the output is gone (or the runner returned after
     // its grace); the reply has nowhere to go.
-    let _ = shared.out.send(Outgoing::Line(encode(&reply)));
+    let _ = shared.out.send(&encode(&reply));
     shared.in_flight.release();
 }
