@@ -170,6 +170,36 @@ fn inspect_http_passes_strict_against_a_tls_and_token_protected_server_and_never
         "the report says a token was sent, not which: {target}"
     );
 
+    // Only the test CA trusted (no web roots): still green, and the report
+    // says which roots were trusted.
+    let ok = inspect(
+        &url,
+        Some(TOKEN),
+        &[
+            flag("--strict"),
+            flag("--json"),
+            flag("--token-env"),
+            flag(CLIENT_VAR),
+            flag("--ca-cert"),
+            ca,
+            flag("--only-ca-cert"),
+        ],
+    );
+    let text = text_without_tokens("only-ca-cert", &ok);
+    assert_eq!(ok.status.code(), Some(0), "{text}");
+    let report: serde_json::Value = serde_json::from_slice(&ok.stdout).expect("a JSON report");
+    let target = report["target"].as_str().unwrap_or_default();
+    assert!(target.contains("only extra roots"), "{target}");
+    // --only-ca-cert without a CA is a usage error (exit 2), not a run
+    // that could trust nothing.
+    let usage = inspect(&url, None, &[flag("--only-ca-cert")]);
+    assert_eq!(
+        usage.status.code(),
+        Some(2),
+        "{}",
+        text_without_tokens("usage", &usage)
+    );
+
     // Token from a file with a trailing newline: trimmed as the server trims it.
     let token_file = pem_dir.path().join("token");
     std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();

@@ -36,6 +36,12 @@ pub struct HttpAuthArgs {
     /// issued the provider's --tls-cert (repeatable).
     #[arg(long, value_name = "PEM")]
     pub ca_cert: Vec<PathBuf>,
+
+    /// Trust only the --ca-cert certificates, not the built-in web roots
+    /// (a private deployment whose server must not pass with a public
+    /// certificate).
+    #[arg(long, requires = "ca_cert")]
+    pub only_ca_cert: bool,
 }
 
 /// A token or certificate flag that cannot be used. Names the flag and its
@@ -112,7 +118,7 @@ impl HttpAuthArgs {
                 .with_ca_pem(pem)
                 .map_err(|e: CaCertError| fail(e.to_string()))?;
         }
-        Ok(options)
+        Ok(options.only_extra_roots(self.only_ca_cert))
     }
 }
 
@@ -125,6 +131,7 @@ mod tests {
             token_env: None,
             token_file,
             ca_cert,
+            only_ca_cert: false,
         }
     }
 

@@ -51,7 +51,7 @@ pub enum InspectTarget {
     Stdio(StdioArgs),
     /// Check a provider served over HTTP (one envelope per POST).
     #[command(
-        after_help = "Examples:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict\n  cgp inspect http https://127.0.0.1:8700/cgp --strict --token-env CGP_TOKEN --ca-cert ca.pem\n  cgp inspect http https://cgp.example.org/cgp --token-file ~/.config/cgp/token --json > report.json\n\nThe token is read from a variable or a file, never from the command line; it is sent as\n`Authorization: Bearer …` on every request and never printed. Redirects are not followed.\n\nExit codes: 0 no check failed (with --strict: none skipped), 1 a check failed or a token/CA\nflag is unusable, 2 usage error."
+        after_help = "Examples:\n  cgp inspect http http://127.0.0.1:8700/cgp --strict\n  cgp inspect http https://127.0.0.1:8700/cgp --strict --token-env CGP_TOKEN --ca-cert ca.pem\n  cgp inspect http https://cgp.internal:8700/cgp --ca-cert corp-ca.pem --only-ca-cert\n  cgp inspect http https://cgp.example.org/cgp --token-file ~/.config/cgp/token --json > report.json\n\nThe token is read from a variable or a file, never from the command line; it is sent as\n`Authorization: Bearer …` on every request and never printed. Redirects are not followed.\n\nExit codes: 0 no check failed (with --strict: none skipped), 1 a check failed or a token/CA\nflag is unusable, 2 usage error."
     )]
     Http(HttpArgs),
     /// Check this build's host and composer against adversarial providers,
