@@ -105,7 +105,14 @@ pub async fn start(handler: Handler, tls: bool) -> TestServer {
                             .map(str::to_owned);
                         *last_auth.lock().unwrap() = auth.clone();
                         let body = req.into_body().collect().await?.to_bytes();
-                        let (status, headers, out) = handler(&body, auth.as_deref());
+                        // Handlers are synchronous and may sleep to play a
+                        // slow server: run them off the runtime's workers, so
+                        // a sleeping handler never stalls the client's
+                        // timers and sockets on the same runtime.
+                        let (status, headers, out) =
+                            tokio::task::spawn_blocking(move || handler(&body, auth.as_deref()))
+                                .await
+                                .expect("the test handler does not panic");
                         let mut resp = Response::builder().status(status);
                         for (k, v) in headers {
                             resp = resp.header(k, v);
