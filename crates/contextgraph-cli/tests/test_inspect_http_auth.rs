@@ -6,14 +6,17 @@
 //! token, with a wrong one, or without the CA (naming the certificate
 //! problem). The token never appears on any stdout or stderr (C8).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::sync::mpsc;
 use std::time::Duration;
 
+#[path = "common/serve_http.rs"]
+mod serve_http;
+
+use serve_http::{sigterm, spawn_announced};
+
 const CGP: &str = env!("CARGO_BIN_EXE_cgp");
-const PREFIX: &str = "cgp serve: listening on ";
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// The token the server requires, and the variables the tests pass it in.
@@ -65,7 +68,8 @@ fn pems(dir: &Path) -> Pems {
 /// `cgp serve docs DIR --http 127.0.0.1:0` over TLS, requiring `TOKEN`;
 /// the child, its announced URL, and the rest of its stderr.
 fn start(dir: &Path, pems: &Pems) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = Command::new(CGP)
+    let mut command = Command::new(CGP);
+    command
         .args(["serve", "docs"])
         .arg(dir)
         .args(["--http", "127.0.0.1:0", "--token-env", SERVER_VAR])
@@ -73,38 +77,8 @@ fn start(dir: &Path, pems: &Pems) -> (Child, String, mpsc::Receiver<String>) {
         .arg(&pems.cert)
         .arg("--tls-key")
         .arg(&pems.key)
-        .env(SERVER_VAR, TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (url_tx, url_rx) = mpsc::channel();
-    let (rest_tx, rest_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix(PREFIX) {
-                let _ = url_tx.send(url.to_owned());
-            }
-            rest.push_str(&line);
-            rest.push('\n');
-        }
-        let _ = rest_tx.send(rest);
-    });
-    let url = url_rx
-        .recv_timeout(PATIENCE)
-        .expect("the server announces its URL on stderr");
-    (child, url, rest_rx)
-}
-
-fn sigterm(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+        .env(SERVER_VAR, TOKEN);
+    spawn_announced(command)
 }
 
 /// `cgp inspect http URL --timeout-ms 10000 EXTRA…`, with `CLIENT_VAR` set

@@ -3,13 +3,16 @@
 //! inspect http <URL> --strict` passes against it, and SIGTERM stops it
 //! cleanly (exit 0).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::Duration;
 
+#[path = "common/serve_http.rs"]
+mod serve_http;
+
+use serve_http::{sigterm, spawn_announced};
+
 const CGP: &str = env!("CARGO_BIN_EXE_cgp");
-const PREFIX: &str = "cgp serve: listening on ";
 const PATIENCE: Duration = Duration::from_secs(60);
 
 fn docs_folder() -> tempfile::TempDir {
@@ -25,42 +28,13 @@ fn docs_folder() -> tempfile::TempDir {
 /// Start `cgp serve docs DIR --http 127.0.0.1:0 EXTRA…`; return the child,
 /// the announced URL, and the rest of stderr (collected by a thread).
 fn start(dir: &tempfile::TempDir, extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = Command::new(CGP)
+    let mut command = Command::new(CGP);
+    command
         .args(["serve", "docs"])
         .arg(dir.path())
         .args(["--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (url_tx, url_rx) = mpsc::channel();
-    let (rest_tx, rest_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix(PREFIX) {
-                let _ = url_tx.send(url.to_owned());
-            }
-            rest.push_str(&line);
-            rest.push('\n');
-        }
-        let _ = rest_tx.send(rest);
-    });
-    let url = url_rx
-        .recv_timeout(PATIENCE)
-        .expect("the server announces its URL on stderr");
-    (child, url, rest_rx)
-}
-
-fn sigterm(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+        .args(extra);
+    spawn_announced(command)
 }
 
 #[test]
