@@ -443,6 +443,20 @@ impl Index {
         self.doc_lens.get(slot as usize).is_some_and(|&l| l != DEAD)
     }
 
+    /// The number of a live slot's file, below [`Index::file_capacity`]:
+    /// lets a query keep per-file values in a plain vector.
+    pub fn file_number(&self, slot: u32) -> Option<u32> {
+        if !self.is_live(slot) {
+            return None;
+        }
+        self.slots.get(slot as usize).map(|s| s.file)
+    }
+
+    /// One more than the highest file number in use.
+    pub fn file_capacity(&self) -> usize {
+        self.files.len()
+    }
+
     /// A live slot's file path and chunk.
     pub fn chunk(&self, slot: u32) -> Option<(&str, &ChunkRecord)> {
         if !self.is_live(slot) {

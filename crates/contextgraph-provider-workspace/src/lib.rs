@@ -5,8 +5,9 @@
 //! tree-sitter into `symbol` frames (Rust, Python, JavaScript, TypeScript/TSX,
 //! Go, Java, C, C++), Markdown and prose into `doc` frames per heading
 //! section, and everything else into `snippet` line windows; ranks chunks by
-//! BM25 with a symbol-name boost and personalised-PageRank proximity to the
-//! query's anchors (G3, G4); and serves frames whose `file` provenance digest
+//! BM25 (goal words with their indexed inflections) with a symbol-name boost,
+//! a path signal, test code demoted, and personalised-PageRank proximity to
+//! the query's anchors (G3, G4); and serves frames whose `file` provenance digest
 //! covers exactly the addressed lines as they are on disk at retrieval time
 //! (F5). `verify` re-hashes the current bytes (V1–V4). The index persists in
 //! a cache directory ([`store`]) and is refreshed incrementally by content
@@ -34,6 +35,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 mod provider;
+pub mod query_terms;
 pub mod rank;
 pub mod serve;
 pub mod store;

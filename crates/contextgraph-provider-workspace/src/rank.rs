@@ -1,5 +1,9 @@
-//! Ranking: BM25 over chunk text, a symbol-name boost, and graph proximity
-//! to the query's anchors (personalised PageRank), normalised into [0, 1].
+//! Ranking: BM25 over chunk text (each goal word with its indexed
+//! inflections, see [`crate::query_terms`]), a symbol-name boost, a path
+//! signal (the goal's words naming the file's directories or name), and
+//! graph proximity to the query's anchors (personalised PageRank),
+//! normalised into [0, 1]. Test and benchmark code is demoted unless the
+//! goal asks for tests.
 //!
 //! G3/G4: when the query has anchors and some frame is *anchored* (its `uri`
 //! equals an anchor, or one of its relations' `target_uri` does), every
@@ -12,7 +16,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
-use crate::tokenize::distinct_tokens;
+use crate::query_terms::{
+    asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
+};
 use crate::uri::parse_anchor;
 
 const K1: f32 = 1.2;
@@ -23,6 +29,20 @@ const MAX_QUERY_TERMS: usize = 32;
 const W_LEXICAL: f32 = 0.6;
 const W_NAME: f32 = 0.25;
 const W_PROXIMITY: f32 = 0.15;
+/// Weight of the path signal: enough to order chunks of similar lexical
+/// strength by whether their file is *about* the goal's words, too small
+/// to lift a file on its name alone.
+const W_PATH: f32 = 0.15;
+/// Inflections held by more than `1 / VARIANT_MAX_DF_SHARE` of all chunks
+/// are not searched...
+const VARIANT_MAX_DF_SHARE: f32 = 20.0;
+/// ... but never fewer than this many chunks: a small workspace has no
+/// long postings to avoid, and every variant is informative there.
+const VARIANT_MIN_DF_CAP: f32 = 8.0;
+/// Score factor for test and benchmark code when the goal does not ask for
+/// tests: they repeat the words of what they test, but a goal about how
+/// something works wants the thing itself first.
+const TEST_CODE_FACTOR: f32 = 0.7;
 /// Personalised PageRank: teleport probability, push threshold, work bound.
 const PPR_ALPHA: f32 = 0.2;
 const PPR_EPSILON: f32 = 1e-4;
@@ -95,34 +115,47 @@ pub fn search_with_phrase(
 ) -> Vec<Ranked> {
     let index = graph.index;
     let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
-    let mut terms = distinct_tokens(text);
-    terms.truncate(MAX_QUERY_TERMS);
+    let words = query_words(text, MAX_QUERY_TERMS);
     let n = index.chunk_count().max(1) as f32;
+    // An inflection in more than one chunk in twenty is dropped: its idf is
+    // low and its postings are long, while the word as written still counts.
+    let variant_df = |t: &str| {
+        let df = index.df(t);
+        if df as f32 > (n / VARIANT_MAX_DF_SHARE).max(VARIANT_MIN_DF_CAP) {
+            0
+        } else {
+            df
+        }
+    };
+    let concepts = concepts(&words, &prose_words(text), &variant_df);
+    let wants_tests = asks_for_tests(&words);
     let avg = index.avg_len();
     // Dense accumulator: one float per slot is cheaper than hashing on
     // common terms whose postings touch a large share of the index.
     let mut acc: Vec<f32> = vec![0.0; index.slot_capacity()];
-    let mut hits: Vec<u16> = vec![0; index.slot_capacity()];
+    // Which concepts each slot matched, one bit per concept (at most
+    // MAX_QUERY_TERMS = 32 of them).
+    let mut hits: Vec<u32> = vec![0; index.slot_capacity()];
     let mut touched: Vec<u32> = Vec::new();
-    let mut weighted: Vec<(&String, f32, u32)> = terms
+    // (concept bit, term, idf × weight, df) for every indexed term.
+    let mut weighted: Vec<(u32, &str, f32, u32)> = concepts
         .iter()
-        .filter_map(|t| {
+        .enumerate()
+        .flat_map(|(i, c)| c.terms.iter().map(move |(t, w)| (i, t, w)))
+        .filter_map(|(i, t, w)| {
             let df = index.df(t);
             (df > 0).then(|| {
-                (
-                    t,
-                    (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln(),
-                    df,
-                )
+                let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+                (1u32 << i, t.as_str(), idf * w, df)
             })
         })
         .collect();
     // A term in more than a fifth of all chunks barely discriminates but
     // costs the most: dropped when rarer terms carry the query.
-    if weighted.iter().any(|w| (w.2 as f32) <= n / 5.0) {
-        weighted.retain(|w| (w.2 as f32) <= n / 5.0);
+    if weighted.iter().any(|w| (w.3 as f32) <= n / 5.0) {
+        weighted.retain(|w| (w.3 as f32) <= n / 5.0);
     }
-    for (t, idf, _) in &weighted {
+    for &(bit, t, idf, _) in &weighted {
         for (slot, tf, len) in index.postings(t) {
             let tf = tf as f32;
             let w = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f32 / avg));
@@ -131,14 +164,16 @@ pub fn search_with_phrase(
                 touched.push(slot);
             }
             *cell += w;
-            hits[slot as usize] = hits[slot as usize].saturating_add(1);
+            hits[slot as usize] |= bit;
         }
     }
-    // Coordination: a chunk holding more of the query's distinct terms beats
-    // one repeating a few of them (an error message is matched whole).
-    let query_terms = weighted.len().max(1) as f32;
+    // Coordination: a chunk holding more of the query's distinct words beats
+    // one repeating a few of them (an error message is matched whole); the
+    // inflections of one word count once.
+    let searched = weighted.iter().fold(0u32, |m, w| m | w.0);
+    let query_terms = searched.count_ones().max(1) as f32;
     for &s in &touched {
-        let coverage = f32::from(hits[s as usize]) / query_terms;
+        let coverage = hits[s as usize].count_ones() as f32 / query_terms;
         acc[s as usize] *= coverage * coverage;
     }
     // Only the best lexical matches go on to the (costlier) combined scoring.
@@ -194,9 +229,14 @@ pub fn search_with_phrase(
         .fold(0.0f32, f32::max);
     let whole_query = text.trim().to_lowercase();
     let any_anchored = candidates.iter().any(|s| anchored.contains(s));
+    let matcher = ConceptMatcher::new(&concepts);
+    // Path shares per file (NaN: not computed yet); a file's chunks are
+    // often many of the candidates.
+    let mut path_shares: Vec<f32> = vec![f32::NAN; index.file_capacity()];
     let mut out: Vec<Ranked> = candidates
         .into_iter()
         .map(|slot| {
+            let chunk = index.chunk(slot);
             let lex = if max_lex > 0.0 {
                 lexical.get(&slot).copied().unwrap_or(0.0) / max_lex
             } else {
@@ -207,15 +247,30 @@ pub fn search_with_phrase(
             } else {
                 0.0
             };
-            let name = index
-                .chunk(slot)
-                .and_then(|(_, c)| c.symbol.as_ref())
-                .map_or(0.0, |s| {
-                    name_score(&terms, &whole_query, &s.name, &s.qualified)
-                });
-            let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox).clamp(0.0, 1.0);
+            let symbol = chunk.and_then(|(_, c)| c.symbol.as_ref());
+            let name = symbol.map_or(0.0, |s| {
+                name_score(&matcher, &whole_query, &s.name, &s.qualified)
+            });
+            let path = match (chunk, index.file_number(slot)) {
+                (Some((file, _)), Some(number)) => {
+                    let cell = &mut path_shares[number as usize];
+                    if cell.is_nan() {
+                        *cell = matcher.path_share(file);
+                    }
+                    *cell
+                }
+                _ => 0.0,
+            };
+            let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox + W_PATH * path)
+                .clamp(0.0, 1.0);
             if phrase_hits.contains(&slot) {
                 raw += W_PHRASE * (1.0 - raw);
+            }
+            let test_code = chunk.is_some_and(|(file, c)| {
+                is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
+            });
+            if test_code && !wants_tests {
+                raw *= TEST_CODE_FACTOR;
             }
             let is_anchored = anchored.contains(&slot);
             let score = match (any_anchored, is_anchored) {
@@ -255,17 +310,25 @@ fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> HashSet<u32> {
 }
 
 /// How well a symbol's name matches the query: 1 for the exact name, else
-/// the share of query terms that are parts of the name.
-fn name_score(terms: &[String], whole_query: &str, name: &str, qualified: &str) -> f32 {
-    if whole_query == name.to_lowercase() || whole_query == qualified.to_lowercase() {
+/// the share of the goal's words (any inflection) that are parts of the name.
+fn name_score(matcher: &ConceptMatcher<'_>, whole_query: &str, name: &str, qualified: &str) -> f32 {
+    if equals_lowercased(name, whole_query) || equals_lowercased(qualified, whole_query) {
         return 1.0;
     }
-    if terms.is_empty() {
-        return 0.0;
+    0.8 * matcher.token_share(qualified)
+}
+
+/// Whether `text` lowercased is `lower`, without building the lowercase copy
+/// (asked for every candidate chunk).
+fn equals_lowercased(text: &str, lower: &str) -> bool {
+    if text.is_ascii() {
+        return text.len() == lower.len()
+            && text
+                .bytes()
+                .map(|b| b.to_ascii_lowercase())
+                .eq(lower.bytes());
     }
-    let parts = distinct_tokens(qualified);
-    let hits = terms.iter().filter(|t| parts.contains(t)).count();
-    0.8 * hits as f32 / terms.len() as f32
+    text.chars().flat_map(char::to_lowercase).eq(lower.chars())
 }
 
 /// Slots anchored in the exact G4 sense: `uri` equal to an anchor (every

@@ -24,9 +24,16 @@ fn is_stopword(w: &str) -> bool {
 
 /// Call `emit` for every token of `text`, in order (duplicates included).
 pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
+    // Three buffers reused for every word: tokenizing allocates nothing
+    // per token (it runs over every chunk at index time and over every
+    // candidate's symbol name at query time).
     let mut word = String::new();
     let mut lower = String::new();
-    let flush = |word: &mut String, lower: &mut String, emit: &mut dyn FnMut(&str)| {
+    let mut part_lower = String::new();
+    let flush = |word: &mut String,
+                 lower: &mut String,
+                 part_lower: &mut String,
+                 emit: &mut dyn FnMut(&str)| {
         if word.is_empty() {
             return;
         }
@@ -34,9 +41,10 @@ pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
             lower.clear();
             lower.extend(word.chars().flat_map(char::to_lowercase));
             split_parts(word, |part| {
-                let p: String = part.chars().flat_map(char::to_lowercase).collect();
-                if p.len() >= 2 && p != *lower && !is_stopword(&p) {
-                    emit(&p);
+                part_lower.clear();
+                part_lower.extend(part.chars().flat_map(char::to_lowercase));
+                if part_lower.len() >= 2 && *part_lower != *lower && !is_stopword(part_lower) {
+                    emit(part_lower);
                 }
             });
             if lower.len() >= 2 && !is_stopword(lower) {
@@ -49,10 +57,10 @@ pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
         if c.is_alphanumeric() || c == '_' {
             word.push(c);
         } else {
-            flush(&mut word, &mut lower, &mut emit);
+            flush(&mut word, &mut lower, &mut part_lower, &mut emit);
         }
     }
-    flush(&mut word, &mut lower, &mut emit);
+    flush(&mut word, &mut lower, &mut part_lower, &mut emit);
 }
 
 /// The parts of an identifier: split at `_`, at lower→upper case changes,
