@@ -123,18 +123,15 @@ fn inspect_http_passes_strict_against_a_tls_and_token_protected_server_and_never
     let flag = |s: &'static str| std::ffi::OsStr::new(s);
 
     // Token from a variable and the test CA: green under --strict.
-    let ok = inspect(
-        &url,
-        Some(TOKEN),
-        &[
-            flag("--strict"),
-            flag("--json"),
-            flag("--token-env"),
-            flag(CLIENT_VAR),
-            flag("--ca-cert"),
-            ca,
-        ],
-    );
+    let strict_with_env_token_and_ca = [
+        flag("--strict"),
+        flag("--json"),
+        flag("--token-env"),
+        flag(CLIENT_VAR),
+        flag("--ca-cert"),
+        ca,
+    ];
+    let ok = inspect(&url, Some(TOKEN), &strict_with_env_token_and_ca);
     let text = text_without_tokens("token-env", &ok);
     assert_eq!(ok.status.code(), Some(0), "{text}");
     let report: serde_json::Value = serde_json::from_slice(&ok.stdout).expect("a JSON report");
@@ -146,19 +143,8 @@ fn inspect_http_passes_strict_against_a_tls_and_token_protected_server_and_never
 
     // Only the test CA trusted (no web roots): still green, and the report
     // says which roots were trusted.
-    let ok = inspect(
-        &url,
-        Some(TOKEN),
-        &[
-            flag("--strict"),
-            flag("--json"),
-            flag("--token-env"),
-            flag(CLIENT_VAR),
-            flag("--ca-cert"),
-            ca,
-            flag("--only-ca-cert"),
-        ],
-    );
+    let only_ca = [&strict_with_env_token_and_ca[..], &[flag("--only-ca-cert")]].concat();
+    let ok = inspect(&url, Some(TOKEN), &only_ca);
     let text = text_without_tokens("only-ca-cert", &ok);
     assert_eq!(ok.status.code(), Some(0), "{text}");
     let report: serde_json::Value = serde_json::from_slice(&ok.stdout).expect("a JSON report");

@@ -6,15 +6,18 @@
 //!
 //! Scored per file: a question is answered at rank *k* when the *k*-th
 //! distinct file among the returned frames is one of its answer files.
-//! Reported: recall@5 and MRR@10 over files, for the provider and for a
-//! grep baseline (lines ranked by how many distinct query words of three or
-//! more letters they contain, mapped to their files, first occurrence kept).
+//! Reported: recall@5 and MRR@10 over files, for the provider and for the
+//! grep baseline of `benches/common/grep_baseline.rs` (its lines mapped to
+//! their files, first occurrence kept).
 //!
 //! `cargo bench -p contextgraph-provider-workspace --bench question_quality`
 //! runs the questions about this repository
 //! (`benches/questions/contextgraph.tsv`). `$CGP_QUESTIONS` names another
 //! question file and `$CGP_QUESTIONS_ROOT` the code base it is about.
 //! `-v` prints each question's rank, `-vv` also the provider's top five files. A benchmark command, not a CI test.
+
+#[path = "common/grep_baseline.rs"]
+mod grep_baseline;
 
 use std::path::{Path, PathBuf};
 
@@ -84,38 +87,8 @@ fn load_texts(root: &Path) -> Vec<Text> {
 }
 
 fn grep_files(texts: &[Text], query: &str) -> Vec<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() >= 3)
-        .map(str::to_lowercase)
-        .collect();
-    let mut hits: Vec<(usize, usize, usize)> = Vec::new();
-    for (fi, t) in texts.iter().enumerate() {
-        for (li, line) in t.lines.iter().enumerate() {
-            let n = words.iter().filter(|w| line.contains(w.as_str())).count();
-            if n > 0 {
-                hits.push((n, fi, li));
-            }
-        }
-    }
-    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    files_of(hits.into_iter().map(|(_, fi, _)| texts[fi].rel.clone()))
-}
-
-/// (hit in the top 5, reciprocal rank within the top 10, 1-based rank).
-fn score(files: &[String], answers: &[String]) -> (f64, f64, Option<usize>) {
-    match files
-        .iter()
-        .take(10)
-        .position(|f| answers.iter().any(|a| a == f))
-    {
-        Some(i) => (
-            if i < 5 { 1.0 } else { 0.0 },
-            1.0 / (i as f64 + 1.0),
-            Some(i + 1),
-        ),
-        None => (0.0, 0.0, None),
-    }
+    let hits = grep_baseline::ranked_lines(texts.iter().map(|t| t.lines.as_slice()), query);
+    files_of(hits.into_iter().map(|(fi, _)| texts[fi].rel.clone()))
 }
 
 fn main() {
@@ -153,13 +126,14 @@ fn main() {
             .query(&ContextQuery::new(q.text.clone(), 64, 1_000_000))
             .expect("query");
         let ours: Vec<String> = files_of(result.frames.into_iter().map(|f| f.id));
-        let grep = files_of(grep_files(&texts, &q.text));
+        let grep = grep_files(&texts, &q.text);
         let mut ranks = Vec::new();
         for (i, files) in [&ours, &grep].into_iter().enumerate() {
-            let (r5, rr, rank) = score(files, &q.answers);
+            let rank = grep_baseline::answer_rank(files, |f| q.answers.contains(f));
+            let (r5, rr) = grep_baseline::recall5_and_rr(rank);
             totals[i].0 += r5;
             totals[i].1 += rr;
-            ranks.push(rank);
+            ranks.push(rank.map(|i| i + 1));
         }
         if verbose {
             let show = |r: Option<usize>| r.map_or("-".to_owned(), |r| r.to_string());

@@ -16,6 +16,9 @@
 //! (`$CGP_QUALITY_CORPUS` picks the code base; default: the largest crate
 //! source under `~/.cargo/registry/src`). A benchmark command, not a CI test.
 
+#[path = "common/grep_baseline.rs"]
+mod grep_baseline;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +39,8 @@ struct Case {
 struct FileChunks {
     rel: String,
     lines: Vec<String>,
+    /// The same lines lowercased, for the grep baseline.
+    lower: Vec<String>,
     /// Innermost chunk id per line (0-based).
     owner: Vec<Option<String>>,
 }
@@ -112,6 +117,7 @@ fn load(root: &Path) -> Vec<FileChunks> {
         out.push(FileChunks {
             rel: f.rel_path.clone(),
             lines: text.lines().map(str::to_owned).collect(),
+            lower: text.lines().map(str::to_lowercase).collect(),
             owner: owner.into_iter().map(|o| o.map(|x| x.1)).collect(),
         });
         let _ = ChunkKind::Symbol;
@@ -207,24 +213,9 @@ fn cases(files: &[FileChunks], root: &Path) -> Vec<Case> {
 }
 
 fn grep_rank(files: &[FileChunks], query: &str) -> Vec<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() >= 3)
-        .map(str::to_lowercase)
-        .collect();
-    let mut hits: Vec<(usize, usize, usize)> = Vec::new();
-    for (fi, f) in files.iter().enumerate() {
-        for (li, line) in f.lines.iter().enumerate() {
-            let l = line.to_lowercase();
-            let n = words.iter().filter(|w| l.contains(w.as_str())).count();
-            if n > 0 {
-                hits.push((n, fi, li));
-            }
-        }
-    }
-    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let hits = grep_baseline::ranked_lines(files.iter().map(|f| f.lower.as_slice()), query);
     let mut out: Vec<String> = Vec::new();
-    for (_, fi, li) in hits {
+    for (fi, li) in hits {
         if let Some(Some(id)) = files[fi].owner.get(li) {
             if !out.contains(id) {
                 out.push(id.clone());
@@ -235,13 +226,6 @@ fn grep_rank(files: &[FileChunks], query: &str) -> Vec<String> {
         }
     }
     out
-}
-
-fn score(ranked: &[String], target: &str) -> (f64, f64) {
-    match ranked.iter().take(10).position(|r| r == target) {
-        Some(i) => (if i < 5 { 1.0 } else { 0.0 }, 1.0 / (i as f64 + 1.0)),
-        None => (0.0, 0.0),
-    }
 }
 
 fn main() {
@@ -272,7 +256,8 @@ fn main() {
             .expect("query");
         let ids: Vec<String> = r.frames.iter().map(|f| f.id.clone()).collect();
         for (system, ranked) in [("provider", ids), ("grep", grep_rank(&files, &c.query))] {
-            let (r5, rr) = score(&ranked, &c.target);
+            let rank = grep_baseline::answer_rank(&ranked, |id| *id == c.target);
+            let (r5, rr) = grep_baseline::recall5_and_rr(rank);
             for kind in [c.kind, "all"] {
                 let e = table.entry((kind, system)).or_insert((0.0, 0.0, 0));
                 e.0 += r5;

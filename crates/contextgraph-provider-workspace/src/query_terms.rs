@@ -49,13 +49,6 @@ pub struct Concept {
     pub terms: Vec<(String, f32)>,
 }
 
-impl Concept {
-    /// Whether any of this concept's terms is in `tokens`.
-    pub fn matches_any(&self, tokens: &[String]) -> bool {
-        self.terms.iter().any(|(t, _)| tokens.contains(t))
-    }
-}
-
 /// The words of `text` worth searching for, in order, at most `max`.
 pub fn query_words(text: &str, max: usize) -> Vec<String> {
     let mut words = distinct_tokens(text);
