@@ -32,6 +32,7 @@ pub mod capability;
 pub mod consent;
 pub mod digest;
 pub mod error_code;
+pub mod file_uri;
 pub mod frame;
 pub mod identity;
 pub mod query;

@@ -15,11 +15,11 @@
 //!   `cgp-module:<language>:<module as written>` (e.g. `cgp-module:python:os.path`).
 //! - **Content references** of compact frames:
 //!   `cgp-workspace:<frame id>?digest=<sha256 of the full source>`; see
-//!   [`WorkspaceProvider::resolve`](crate::WorkspaceProvider::resolve).
+//!   the workspace provider's `resolve`.
 
 use std::path::Path;
 
-use contextgraph_provider::{file_uri_to_path, path_to_file_uri};
+use contextgraph_types::file_uri::{file_uri_to_path, path_to_file_uri};
 
 /// Scheme of unresolved import targets.
 pub const MODULE_SCHEME: &str = "cgp-module:";
