@@ -40,6 +40,8 @@ pub mod scope;
 pub mod time;
 pub mod usage;
 pub mod validate;
+
+mod anchor;
 pub mod verify;
 pub mod version;
 
