@@ -21,6 +21,10 @@
 //! cargo bench -p contextgraph-provider-workspace --bench retrieval_ndcg [-- -v] [--project ID] [--split tuning|heldout]
 //! ```
 //!
+//! `-v` prints each query's answer ranks and the top files of a miss, for
+//! tuning projects only: heldout projects are reported as means unless
+//! `--heldout-details` is given, so tuning never looks at them by accident.
+//!
 //! A plain file-level BM25 baseline (`retrieval/bm25.rs`) is scored on the
 //! same queries and reported beside the provider (`--no-baseline` skips it).
 //!
@@ -76,6 +80,9 @@ impl Outcome {
 
 struct Args {
     verbose: bool,
+    /// Per-query lines for heldout projects too (off by default: tuning
+    /// should never look at them).
+    heldout_details: bool,
     baseline: bool,
     projects: Vec<String>,
     split: Option<String>,
@@ -84,6 +91,7 @@ struct Args {
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         verbose: false,
+        heldout_details: false,
         baseline: true,
         projects: Vec::new(),
         split: None,
@@ -96,6 +104,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--bench" => {}
             "-v" | "--verbose" => args.verbose = true,
             "--no-baseline" => args.baseline = false,
+            "--heldout-details" => args.heldout_details = true,
             "--project" => args
                 .projects
                 .push(it.next().ok_or("--project needs a project id")?),
@@ -108,7 +117,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument '{other}' (expected -v, --project ID, --split tuning|heldout, --no-baseline)"
+                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline)"
                 ))
             }
         }
@@ -374,7 +383,14 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        match run_project(i, project, &root, max_tokens, args.verbose, args.baseline) {
+        let details = args.verbose && (project.split == "tuning" || args.heldout_details);
+        if args.verbose && !details {
+            println!(
+                "== {}: heldout, per-query lines hidden (--heldout-details shows them; tuning should not look)",
+                project.id
+            );
+        }
+        match run_project(i, project, &root, max_tokens, details, args.baseline) {
             Ok((o, b)) => {
                 outcomes.push(o);
                 baseline_outcomes.extend(b);
