@@ -294,6 +294,41 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
             }
         }
     }
+    println!();
+    println!(
+        "{:<12} {:>8} {:>7} {:>8} {:>9} {:>7}",
+        "language", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
+    );
+    let mut languages: Vec<&str> = outcomes
+        .iter()
+        .map(|o| projects[o.project].language.as_str())
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    for language in languages {
+        let of_language: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| projects[o.project].language == language)
+            .collect();
+        let mut sum = Scores::default();
+        let mut n_queries = 0;
+        for o in &of_language {
+            if let Some(m) = o.mean(None) {
+                sum.add(m);
+            }
+            n_queries += o.per_query.len();
+        }
+        let m = sum.divided(of_language.len());
+        println!(
+            "{:<12} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+            language,
+            of_language.len(),
+            n_queries,
+            m.ndcg,
+            m.recall,
+            m.rr
+        );
+    }
 }
 
 fn short_language(language: &str) -> &str {
