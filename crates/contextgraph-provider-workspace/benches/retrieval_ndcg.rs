@@ -21,6 +21,10 @@
 //! cargo bench -p contextgraph-provider-workspace --bench retrieval_ndcg [-- -v] [--project ID] [--split tuning|heldout]
 //! ```
 //!
+//! `-v` prints each query's answer ranks and the top files of a miss, for
+//! tuning projects only: heldout projects are reported as means unless
+//! `--heldout-details` is given, so tuning never looks at them by accident.
+//!
 //! A plain file-level BM25 baseline (`retrieval/bm25.rs`) is scored on the
 //! same queries and reported beside the provider (`--no-baseline` skips it).
 //!
@@ -31,9 +35,14 @@
 
 #[path = "retrieval/bm25.rs"]
 mod bm25;
+#[path = "retrieval/metrics.rs"]
+mod metrics;
+// Shared with tests/test_retrieval_bench.rs, which also reads what the
+// bench does not (the source file's other keys).
+#[allow(dead_code)]
+#[path = "retrieval/projects.rs"]
+mod projects;
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -42,233 +51,11 @@ use contextgraph_config::{DEFAULT_BUDGET, DEFAULT_SAFETY_FACTOR};
 use contextgraph_provider::Provider;
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::{token_cost_of_len, ContextQuery};
+use metrics::{distinct_files, score, Category, Scores, CATEGORIES, CUTOFF};
+use projects::{load_project, project_root, Project};
 
 /// Frames asked for per query: `cgp context`'s default `--max-frames`.
 const MAX_FRAMES: u32 = 64;
-/// Distinct files scored by NDCG and MRR.
-const CUTOFF: usize = 10;
-/// Distinct files scored by recall.
-const RECALL_AT: usize = 5;
-
-/// The query categories, in report order.
-const CATEGORIES: [Category; 3] = [Category::Symbol, Category::Semantic, Category::Architecture];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Category {
-    Symbol,
-    Semantic,
-    Architecture,
-}
-
-impl Category {
-    fn parse(s: &str) -> Option<Category> {
-        match s {
-            "symbol" => Some(Category::Symbol),
-            "semantic" => Some(Category::Semantic),
-            "architecture" => Some(Category::Architecture),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Category::Symbol => "symbol",
-            Category::Semantic => "semantic",
-            Category::Architecture => "architecture",
-        })
-    }
-}
-
-struct Query {
-    category: Category,
-    text: String,
-    answers: Vec<String>,
-}
-
-struct Project {
-    id: String,
-    language: String,
-    split: String,
-    root: Option<String>,
-    queries: Vec<Query>,
-}
-
-/// `key=value` lines of a project's `source` file.
-fn parse_source(text: &str) -> BTreeMap<String, String> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect()
-}
-
-/// `category<TAB>query<TAB>file[,file…]` lines; `#` lines are comments.
-fn parse_queries(text: &str) -> Result<Vec<Query>, String> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [category, query, files] = fields[..] else {
-            return Err(format!(
-                "line {}: expected category<TAB>query<TAB>files, found {} field(s)",
-                n + 1,
-                fields.len()
-            ));
-        };
-        let category = Category::parse(category.trim()).ok_or_else(|| {
-            format!(
-                "line {}: category '{category}' is not symbol, semantic or architecture",
-                n + 1
-            )
-        })?;
-        let answers: Vec<String> = files
-            .split(',')
-            .map(|f| f.trim().trim_start_matches("./").to_owned())
-            .filter(|f| !f.is_empty())
-            .collect();
-        if query.trim().is_empty() || answers.is_empty() {
-            return Err(format!("line {}: empty query or no answer file", n + 1));
-        }
-        out.push(Query {
-            category,
-            text: query.trim().to_owned(),
-            answers,
-        });
-    }
-    Ok(out)
-}
-
-fn load_project(dir: &Path) -> Result<Project, String> {
-    let id = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let source = std::fs::read_to_string(dir.join("source"))
-        .map_err(|e| format!("{id}: cannot read source: {e}"))?;
-    let source = parse_source(&source);
-    let queries = std::fs::read_to_string(dir.join("queries.tsv"))
-        .map_err(|e| format!("{id}: cannot read queries.tsv: {e}"))?;
-    let queries = parse_queries(&queries).map_err(|e| format!("{id}: queries.tsv {e}"))?;
-    let field = |k: &str| source.get(k).cloned().unwrap_or_default();
-    let split = field("split");
-    if split != "tuning" && split != "heldout" {
-        return Err(format!(
-            "{id}: source has split='{split}', not tuning or heldout"
-        ));
-    }
-    Ok(Project {
-        id,
-        language: field("language"),
-        split,
-        root: source.get("root").filter(|r| !r.is_empty()).cloned(),
-        queries,
-    })
-}
-
-/// Where a fetched project's root is: `<cache>/<id>/<root>` when the source
-/// names one, else the single directory the archive extracted to, else
-/// `<cache>/<id>` itself.
-fn project_root(cache: &Path, project: &Project) -> Result<PathBuf, String> {
-    let base = cache.join(&project.id);
-    if !base.is_dir() {
-        return Err(format!(
-            "{}: not in the cache {} (run bench/retrieval/fetch first)",
-            project.id,
-            cache.display()
-        ));
-    }
-    if let Some(root) = &project.root {
-        let dir = base.join(root);
-        return if dir.is_dir() {
-            Ok(dir)
-        } else {
-            Err(format!(
-                "{}: root '{root}' is not a directory in {} (re-run bench/retrieval/fetch {})",
-                project.id,
-                base.display(),
-                project.id
-            ))
-        };
-    }
-    let entries: Vec<PathBuf> = std::fs::read_dir(&base)
-        .map_err(|e| format!("{}: cannot list {}: {e}", project.id, base.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    match entries.as_slice() {
-        [only] if only.is_dir() => Ok(only.clone()),
-        _ => Ok(base),
-    }
-}
-
-/// The distinct files of ranked frame ids (`path#local`), first occurrence kept.
-fn distinct_files(ids: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for id in ids {
-        let path = id.split('#').next().unwrap_or_default().to_owned();
-        if !out.contains(&path) {
-            out.push(path);
-        }
-    }
-    out
-}
-
-/// One query's scores.
-#[derive(Debug, Clone, Copy, Default)]
-struct Scores {
-    ndcg: f64,
-    recall: f64,
-    rr: f64,
-}
-
-impl Scores {
-    fn add(&mut self, o: Scores) {
-        self.ndcg += o.ndcg;
-        self.recall += o.recall;
-        self.rr += o.rr;
-    }
-
-    fn divided(self, n: usize) -> Scores {
-        let n = n.max(1) as f64;
-        Scores {
-            ndcg: self.ndcg / n,
-            recall: self.recall / n,
-            rr: self.rr / n,
-        }
-    }
-}
-
-/// File-level NDCG@10, recall@5 and reciprocal rank@10 of `ranked` against
-/// `answers` (binary gains).
-fn score(ranked: &[String], answers: &[String]) -> Scores {
-    let hit = |f: &String| answers.contains(f);
-    let dcg: f64 = ranked
-        .iter()
-        .take(CUTOFF)
-        .enumerate()
-        .filter(|(_, f)| hit(f))
-        .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
-        .sum();
-    let ideal: f64 = (0..answers.len().min(CUTOFF))
-        .map(|i| 1.0 / ((i + 2) as f64).log2())
-        .sum();
-    let found = ranked.iter().take(RECALL_AT).filter(|f| hit(f)).count();
-    let rr = ranked
-        .iter()
-        .take(CUTOFF)
-        .position(hit)
-        .map_or(0.0, |i| 1.0 / (i + 1) as f64);
-    Scores {
-        ndcg: if ideal > 0.0 { dcg / ideal } else { 0.0 },
-        recall: found as f64 / answers.len().max(1) as f64,
-        rr,
-    }
-}
-
 /// A project's results: per-query scores with their categories.
 struct Outcome {
     project: usize,
@@ -293,6 +80,9 @@ impl Outcome {
 
 struct Args {
     verbose: bool,
+    /// Per-query lines for heldout projects too (off by default: tuning
+    /// should never look at them).
+    heldout_details: bool,
     baseline: bool,
     projects: Vec<String>,
     split: Option<String>,
@@ -301,6 +91,7 @@ struct Args {
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         verbose: false,
+        heldout_details: false,
         baseline: true,
         projects: Vec::new(),
         split: None,
@@ -313,6 +104,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--bench" => {}
             "-v" | "--verbose" => args.verbose = true,
             "--no-baseline" => args.baseline = false,
+            "--heldout-details" => args.heldout_details = true,
             "--project" => args
                 .projects
                 .push(it.next().ok_or("--project needs a project id")?),
@@ -325,7 +117,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument '{other}' (expected -v, --project ID, --split tuning|heldout, --no-baseline)"
+                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline)"
                 ))
             }
         }
@@ -502,6 +294,41 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
             }
         }
     }
+    println!();
+    println!(
+        "{:<12} {:>8} {:>7} {:>8} {:>9} {:>7}",
+        "language", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
+    );
+    let mut languages: Vec<&str> = outcomes
+        .iter()
+        .map(|o| projects[o.project].language.as_str())
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    for language in languages {
+        let of_language: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| projects[o.project].language == language)
+            .collect();
+        let mut sum = Scores::default();
+        let mut n_queries = 0;
+        for o in &of_language {
+            if let Some(m) = o.mean(None) {
+                sum.add(m);
+            }
+            n_queries += o.per_query.len();
+        }
+        let m = sum.divided(of_language.len());
+        println!(
+            "{:<12} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+            language,
+            of_language.len(),
+            n_queries,
+            m.ndcg,
+            m.recall,
+            m.rr
+        );
+    }
 }
 
 fn short_language(language: &str) -> &str {
@@ -591,7 +418,14 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        match run_project(i, project, &root, max_tokens, args.verbose, args.baseline) {
+        let details = args.verbose && (project.split == "tuning" || args.heldout_details);
+        if args.verbose && !details {
+            println!(
+                "== {}: heldout, per-query lines hidden (--heldout-details shows them; tuning should not look)",
+                project.id
+            );
+        }
+        match run_project(i, project, &root, max_tokens, details, args.baseline) {
             Ok((o, b)) => {
                 outcomes.push(o);
                 baseline_outcomes.extend(b);
