@@ -2,9 +2,7 @@
 //! whose sha256, re-read from disk, matches; content is exactly those bytes;
 //! citation labels and relation names a person reads.
 
-mod common;
-
-use common::{ask, q, reread_digest, Fixture};
+use crate::common::{ask, q, reread_digest, Fixture};
 use contextgraph_provider::sha256_digest;
 use contextgraph_types::{ContentFidelity, FrameKind};
 
@@ -50,7 +48,7 @@ fn frames_carry_readable_titles_labels_and_relations() {
     let f = Fixture::new();
     let p = f.open();
     let r = ask(&p, &q("retry_loop"));
-    let fr = common::find(&r, "src/net.rs#net::retry_loop").expect("retry_loop frame");
+    let fr = crate::common::find(&r, "src/net.rs#net::retry_loop").expect("retry_loop frame");
     assert_eq!(fr.kind, FrameKind::Symbol);
     assert_eq!(fr.title, "function net::retry_loop (src/net.rs)");
     assert_eq!(
@@ -136,7 +134,7 @@ fn content_served_is_what_is_on_disk_now() {
     // a digest for bytes that no longer exist.
     f.write(
         "src/config.rs",
-        &common::CONFIG_RS.replace("30_000", "45_000"),
+        &crate::common::CONFIG_RS.replace("30_000", "45_000"),
     );
     let r = ask(&p, &q("parse_timeout"));
     for fr in &r.frames {
@@ -149,6 +147,7 @@ fn content_served_is_what_is_on_disk_now() {
     }
     p.refresh().expect("refresh");
     let r = ask(&p, &q("parse_timeout"));
-    let fr = common::find(&r, "src/config.rs#config::parse_timeout").expect("re-indexed frame");
+    let fr =
+        crate::common::find(&r, "src/config.rs#config::parse_timeout").expect("re-indexed frame");
     assert!(fr.content.as_deref().unwrap_or("").contains("45_000"));
 }

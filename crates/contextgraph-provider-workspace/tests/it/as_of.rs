@@ -1,9 +1,7 @@
 //! `as_of`: frames carry `recorded_at`/`valid_from` from the index, and
 //! nothing recorded after the pinned instant is returned.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_types::Timestamp;
 
 #[test]
@@ -19,7 +17,7 @@ fn as_of_excludes_content_recorded_after_the_pin() {
     p.refresh().expect("refresh");
 
     let unpinned = ask(&p, &q("okapi_late_addition"));
-    let late = common::find(&unpinned, "src/late.rs#late::okapi_late_addition")
+    let late = crate::common::find(&unpinned, "src/late.rs#late::okapi_late_addition")
         .expect("late frame without pin");
     let recorded = Timestamp::parse(late.recorded_at.as_deref().expect("recorded_at")).expect("F4");
     assert!(recorded > pin);
@@ -30,7 +28,7 @@ fn as_of_excludes_content_recorded_after_the_pin() {
     assert!(
         r.frames.iter().all(|fr| !fr.id.starts_with("src/late.rs")),
         "{:?}",
-        common::ids(&r)
+        crate::common::ids(&r)
     );
     for fr in &r.frames {
         let at = Timestamp::parse(fr.recorded_at.as_deref().expect("recorded_at")).expect("F4");
@@ -43,7 +41,7 @@ fn unchanged_chunks_keep_their_recorded_at_across_edits_elsewhere_in_the_file() 
     let f = Fixture::new();
     let p = f.open();
     let before = ask(&p, &q("parse_timeout"));
-    let original = common::find(&before, "src/config.rs#config::parse_timeout")
+    let original = crate::common::find(&before, "src/config.rs#config::parse_timeout")
         .expect("frame")
         .recorded_at
         .clone();
@@ -52,12 +50,12 @@ fn unchanged_chunks_keep_their_recorded_at_across_edits_elsewhere_in_the_file() 
         "src/config.rs",
         &format!(
             "{}\n/// New.\npub fn added_later() {{}}\n",
-            common::CONFIG_RS
+            crate::common::CONFIG_RS
         ),
     );
     p.refresh().expect("refresh");
     let after = ask(&p, &q("parse_timeout"));
-    let kept = common::find(&after, "src/config.rs#config::parse_timeout")
+    let kept = crate::common::find(&after, "src/config.rs#config::parse_timeout")
         .expect("frame")
         .recorded_at
         .clone();
@@ -65,6 +63,6 @@ fn unchanged_chunks_keep_their_recorded_at_across_edits_elsewhere_in_the_file() 
     let mut pinned = q("parse_timeout added_later");
     pinned.as_of = original.clone();
     let r = ask(&p, &pinned);
-    assert!(common::find(&r, "src/config.rs#config::parse_timeout").is_some());
-    assert!(common::find(&r, "src/config.rs#config::added_later").is_none());
+    assert!(crate::common::find(&r, "src/config.rs#config::parse_timeout").is_some());
+    assert!(crate::common::find(&r, "src/config.rs#config::added_later").is_none());
 }

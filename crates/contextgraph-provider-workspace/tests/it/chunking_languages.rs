@@ -3,9 +3,7 @@
 //! sections; other files fall back to `snippet` windows; a file its grammar
 //! cannot parse degrades to windows without failing anything else.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider_workspace::chunk::{chunk_file, ChunkKind};
 use contextgraph_provider_workspace::Language;
 use contextgraph_types::FrameKind;
@@ -23,7 +21,7 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
     let cases: &[(&str, &str, &[&str])] = &[
         (
             "src/net.rs",
-            common::NET_RS,
+            crate::common::NET_RS,
             &[
                 "net::retry_loop",
                 "net::connect_once",
@@ -34,7 +32,7 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
         ),
         (
             "app/inventory.py",
-            common::PY,
+            crate::common::PY,
             &[
                 "app.inventory.Inventory",
                 "app.inventory.Inventory.restock",
@@ -44,7 +42,7 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
         ),
         (
             "web/cart.js",
-            common::JS,
+            crate::common::JS,
             &[
                 "renderCartBadge",
                 "CartStore",
@@ -54,7 +52,7 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
         ),
         (
             "web/invoice.ts",
-            common::TS,
+            crate::common::TS,
             &[
                 "Invoice",
                 "computeInvoiceTax",
@@ -62,10 +60,10 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
                 "InvoiceQueue.enqueue",
             ],
         ),
-        ("web/banner.tsx", common::TSX, &["GreetingBanner"]),
+        ("web/banner.tsx", crate::common::TSX, &["GreetingBanner"]),
         (
             "go/scheduler.go",
-            common::GO,
+            crate::common::GO,
             &[
                 "Scheduler",
                 "Scheduler.ScheduleNightlyBackup",
@@ -74,13 +72,13 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
         ),
         (
             "java/com/example/EmailValidator.java",
-            common::JAVA,
+            crate::common::JAVA,
             &["EmailValidator", "EmailValidator.isValidEmail"],
         ),
-        ("c/ring.c", common::C, &["ring_buffer_push", "ring"]),
+        ("c/ring.c", crate::common::C, &["ring_buffer_push", "ring"]),
         (
             "cpp/geometry.cpp",
-            common::CPP,
+            crate::common::CPP,
             &[
                 "geometry::polygon_shoelace_area",
                 "geometry::Matrix",
@@ -102,7 +100,7 @@ fn every_language_yields_symbol_chunks_with_qualified_names() {
 
 #[test]
 fn symbol_regions_carry_doc_comments_and_attributes() {
-    let chunks = chunk_file("src/net.rs", Language::Rust, common::NET_RS);
+    let chunks = chunk_file("src/net.rs", Language::Rust, crate::common::NET_RS);
     let retry = chunks
         .iter()
         .find(|c| c.local_id == "net::retry_loop")

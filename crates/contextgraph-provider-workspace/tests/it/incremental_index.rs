@@ -2,9 +2,7 @@
 //! index; refresh re-chunks only files whose content hash changed, and
 //! handles edits, deletes and renames.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider_workspace::{IndexSource, WorkspaceProvider};
 
 #[test]
@@ -24,7 +22,7 @@ fn second_open_loads_the_persisted_index_and_answers_immediately() {
     );
     let report = p2.refresh().expect("refresh");
     assert!(!report.changed_anything(), "{report:?}");
-    assert_eq!(report.unchanged, common::fixture_files().len());
+    assert_eq!(report.unchanged, crate::common::fixture_files().len());
 }
 
 #[test]
@@ -47,7 +45,10 @@ fn refresh_reindexes_only_changed_content() {
 
     f.write(
         "src/config.rs",
-        &format!("{}\npub fn ocelot_new_fn() {{}}\n", common::CONFIG_RS),
+        &format!(
+            "{}\npub fn ocelot_new_fn() {{}}\n",
+            crate::common::CONFIG_RS
+        ),
     );
     let report = p.refresh().expect("refresh");
     assert_eq!(
@@ -55,7 +56,7 @@ fn refresh_reindexes_only_changed_content() {
         (1, 0, 0),
         "{report:?}"
     );
-    assert!(common::find(
+    assert!(crate::common::find(
         &ask(&p, &q("ocelot_new_fn")),
         "src/config.rs#config::ocelot_new_fn"
     )
@@ -77,7 +78,7 @@ fn deletes_and_renames_are_reflected_and_persisted() {
     assert_eq!((report.removed, report.added), (2, 1), "{report:?}");
     let check = |p: &WorkspaceProvider| {
         let r = ask(p, &q("ScheduleNightlyBackup isValidEmail"));
-        let ids = common::ids(&r);
+        let ids = crate::common::ids(&r);
         assert!(
             !ids.iter()
                 .any(|i| i.starts_with("go/") || i.starts_with("java/")),

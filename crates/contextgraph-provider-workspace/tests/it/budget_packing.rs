@@ -1,9 +1,7 @@
 //! Budget packing (B1, B3, B4) with honest `truncated`/`dropped_estimate`,
 //! and `compact` rendering of long items (P2, P4) that resolves to the source.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider::sha256_digest;
 use contextgraph_types::{ContextQuery, Representation};
 
@@ -15,7 +13,7 @@ fn b1_b4_budget_and_frame_limit_are_honoured_and_truncation_reported() {
         &p,
         &ContextQuery::new("fn pub return item invoice", 100, 100_000),
     );
-    assert!(wide.frames.len() >= 4, "{:?}", common::ids(&wide));
+    assert!(wide.frames.len() >= 4, "{:?}", crate::common::ids(&wide));
     assert!(!wide.truncated);
     let narrow = ask(
         &p,
@@ -54,7 +52,7 @@ fn compact_renders_long_items_as_outlines_that_resolve_to_the_source() {
     let mut query = q("long_state_machine");
     query.representation_preferences = vec![Representation::Compact, Representation::Full];
     let r = ask(&p, &query);
-    let fr = common::find(&r, "src/long.rs#long::long_state_machine").expect("long frame");
+    let fr = crate::common::find(&r, "src/long.rs#long::long_state_machine").expect("long frame");
     assert_eq!(fr.representation, Representation::Compact);
     let content = fr.content.as_deref().expect("outline");
     assert!(
@@ -81,14 +79,14 @@ fn compact_renders_long_items_as_outlines_that_resolve_to_the_source() {
     // Short items stay full even when compact is preferred.
     let mut short_query = q("parse_timeout");
     short_query.representation_preferences = vec![Representation::Compact, Representation::Full];
-    let short = common::find(
+    let short = crate::common::find(
         &ask(&p, &short_query),
         "src/config.rs#config::parse_timeout",
     )
     .map(|x| x.representation);
     assert_eq!(short, Some(Representation::Full));
     let full_only = ask(&p, &q("long_state_machine"));
-    let ff = common::find(&full_only, "src/long.rs#long::long_state_machine").expect("full");
+    let ff = crate::common::find(&full_only, "src/long.rs#long::long_state_machine").expect("full");
     assert_eq!(ff.representation, Representation::Full);
     assert_eq!(ff.content.as_deref(), Some(source.as_str()));
     // Editing the source makes the reference stale rather than serving other bytes.

@@ -1,12 +1,10 @@
 //! The binary serves the workspace over stdio: handshake (H1), a query whose
 //! frames pass the audit, verify, and a clean exit on shutdown (R2).
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use common::Fixture;
+use crate::common::Fixture;
 
 #[test]
 fn binary_answers_handshake_query_verify_and_exits_on_shutdown() {

@@ -1,9 +1,7 @@
 //! A corrupt, truncated or version-mismatched stored index is rebuilt from
 //! the files, never trusted.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider_workspace::{IndexSource, WorkspaceProvider};
 
 fn index_files(f: &Fixture) -> (std::path::PathBuf, std::path::PathBuf) {
@@ -15,7 +13,9 @@ fn index_files(f: &Fixture) -> (std::path::PathBuf, std::path::PathBuf) {
 fn assert_rebuilt(f: &Fixture) {
     let (p, source) = WorkspaceProvider::open(f.dir.path(), f.options()).expect("open");
     assert!(matches!(source, IndexSource::Rebuilt { .. }), "{source:?}");
-    assert!(common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some());
+    assert!(
+        crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some()
+    );
     let (_, again) = WorkspaceProvider::open(f.dir.path(), f.options()).expect("open");
     assert_eq!(again, IndexSource::Loaded, "the rebuilt index is persisted");
 }
@@ -114,7 +114,9 @@ fn format_1_snapshot_is_detected_by_version_and_rebuilt_not_misread() {
         ask(&p, &q("zebrafishv1only")).frames.is_empty(),
         "nothing from the old file is served"
     );
-    assert!(common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some());
+    assert!(
+        crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some()
+    );
     drop(p);
     let (_, again) = WorkspaceProvider::open(f.dir.path(), f.options()).expect("reopen");
     assert_eq!(
@@ -138,7 +140,9 @@ fn snapshot_cut_at_any_length_is_rebuilt_with_a_diagnostic_never_a_panic() {
             }
             other => panic!("cut at {cut} bytes must be rebuilt, got {other:?}"),
         }
-        assert!(common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some());
+        assert!(
+            crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some()
+        );
         drop(p);
         // The rebuild rewrote a good snapshot; cut the original again next round.
     }

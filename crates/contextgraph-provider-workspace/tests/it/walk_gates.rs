@@ -2,9 +2,7 @@
 //! generated and secret files are never served; a symlink out of the root is
 //! not followed.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider_workspace::SkipReason;
 
 fn served_paths(f: &Fixture, text: &str) -> Vec<String> {

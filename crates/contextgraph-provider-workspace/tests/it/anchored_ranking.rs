@@ -2,9 +2,7 @@
 //! one and ranks every anchored frame above every unanchored one; graph
 //! neighbours of an anchor rank above unrelated frames.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_types::ContextFrame;
 
 fn is_anchored(frame: &ContextFrame, anchors: &[String]) -> bool {
@@ -39,7 +37,7 @@ fn g4_file_anchor_ranks_anchored_frames_first() {
         assert!(
             a < u,
             "an anchored frame ranked below an unanchored one: {:?}",
-            common::ids(&r)
+            crate::common::ids(&r)
         );
     }
     assert!(
@@ -83,7 +81,7 @@ fn g3_graph_neighbours_of_an_anchor_outrank_unrelated_frames() {
     let mut query = q("xyzzy");
     query.anchors = vec![format!("{}#net::retry_loop", f.file_uri("src/net.rs"))];
     let r = ask(&p, &query);
-    let ids = common::ids(&r);
+    let ids = crate::common::ids(&r);
     // connect_once is called by retry_loop (2 hops from the symbol anchor via the definition).
     assert!(ids.contains(&"src/net.rs#net::connect_once"), "{ids:?}");
     assert!(
@@ -105,6 +103,6 @@ fn scores_are_normalised_into_the_unit_interval() {
         r.frames[0].id,
         "src/net.rs#net::retry_loop",
         "{:?}",
-        common::ids(&r)
+        crate::common::ids(&r)
     );
 }

@@ -1,8 +1,7 @@
 //! Shared fixtures: a small repository covering every language, generated in
 //! a temporary directory, and helpers to open and query the provider.
-#![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
@@ -354,8 +353,4 @@ pub fn reread_digest(frame: &ContextFrame) -> Option<String> {
     let range = contextgraph_types::LineRange::parse(p.range.as_deref()?)?;
     let region = contextgraph_provider::read_range(&bytes, range)?;
     Some(contextgraph_provider::sha256_digest(region))
-}
-
-pub fn exists(p: &Path) -> bool {
-    p.exists()
 }

@@ -1,9 +1,7 @@
 //! Q1: with a non-empty `kinds`, no frame of another kind is returned; a
 //! query for kinds the provider does not serve gets zero frames.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_types::FrameKind;
 
 #[test]
@@ -18,7 +16,7 @@ fn q1_only_requested_kinds_are_returned() {
         assert!(
             r.frames.iter().all(|fr| fr.kind == kind),
             "{kind}: {:?}",
-            common::ids(&r)
+            crate::common::ids(&r)
         );
     }
 }

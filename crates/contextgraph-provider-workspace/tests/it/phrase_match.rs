@@ -2,9 +2,7 @@
 //! that contains it verbatim: the exact word sequence lifts the innermost
 //! chunk holding it above chunks that merely repeat the same words.
 
-mod common;
-
-use common::{ask, ids, q, Fixture};
+use crate::common::{ask, ids, q, Fixture};
 
 const ERRORS_RS: &str = r#"/// Decoder state.
 pub struct Decoder {

@@ -1,9 +1,7 @@
 //! Verify (V1–V4): re-hash the current bytes of a frame's region and answer
 //! valid, stale with the replacement digest, or gone.
 
-mod common;
-
-use common::{ask, q, Fixture};
+use crate::common::{ask, q, Fixture};
 use contextgraph_provider::{audit_verdicts, sha256_digest, Provider};
 use contextgraph_types::{FrameId, Verdict, VerifyRequest};
 
@@ -25,19 +23,19 @@ fn verify_valid_stale_and_gone() {
     let f = Fixture::new();
     let p = f.open();
     let r = ask(&p, &q("parse_timeout"));
-    let frame = common::find(&r, "src/config.rs#config::parse_timeout").expect("frame");
+    let frame = crate::common::find(&r, "src/config.rs#config::parse_timeout").expect("frame");
     let id = frame.frame_id(contextgraph_provider_workspace::PROVIDER_NAME);
     assert_eq!(verdict(&p, &id), Verdict::Valid);
 
     // An edit elsewhere in the file leaves the region's bytes unchanged: still valid.
     f.write(
         "src/config.rs",
-        &format!("// header comment\n{}", common::CONFIG_RS),
+        &format!("// header comment\n{}", crate::common::CONFIG_RS),
     );
     assert_eq!(verdict(&p, &id), Verdict::Valid);
 
     // An edit inside the region: stale, with the digest of the bytes served now.
-    let edited = common::CONFIG_RS.replace("30_000", "60_000");
+    let edited = crate::common::CONFIG_RS.replace("30_000", "60_000");
     f.write("src/config.rs", &edited);
     let expected = {
         let start = edited.find("/// Parse the timeout").expect("doc");

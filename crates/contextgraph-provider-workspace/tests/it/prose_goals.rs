@@ -3,9 +3,7 @@
 //! counts as evidence, and test code repeating the words of what it tests
 //! does not outrank the thing itself unless the goal asks for tests.
 
-mod common;
-
-use common::{ask, ids, q, Fixture};
+use crate::common::{ask, ids, q, Fixture};
 
 fn first_file(p: &contextgraph_provider_workspace::WorkspaceProvider, goal: &str) -> String {
     let r = ask(p, &q(goal));
