@@ -29,6 +29,7 @@ use contextgraph_types::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod composition;
 mod join;
 
 use crate::audit::{audit_answer, AuditVerdict, DroppedFrame};
