@@ -276,7 +276,7 @@ impl Host {
         timeout: Duration,
     ) -> Result<Arc<ProviderDescriptor>, HostError> {
         let client =
-            crate::transport::http::HttpProvider::new(config).map_err(RequestError::from)?;
+            crate::transport::http::HttpProviderClient::new(config).map_err(RequestError::from)?;
         self.add(Arc::new(client), timeout).await
     }
 
