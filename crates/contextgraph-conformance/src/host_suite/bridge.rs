@@ -3,54 +3,19 @@
 
 use std::time::Duration;
 
-use contextgraph_compose::{ProviderOutcome as Composed, ProviderStatus};
-use contextgraph_host::{FanOutReport, Host, HostOptions, ProviderOutcome, ProviderReport};
+use contextgraph_compose::ProviderOutcome as Composed;
+use contextgraph_host::{FanOutReport, Host, HostOptions, ProviderReport};
 use contextgraph_types::{ContextFrame, ContextQuery};
 
 use super::adversary::Scripted;
 use super::seen::Seen;
 
-/// The composer's view of one host outcome. A quarantined answer is handed
+/// The composer's view of one host outcome: the host's one mapping
+/// ([`contextgraph_host::ProviderOutcome::to_composition`]). A quarantined answer is handed
 /// over with the frames the provider offered (`offered`, which the host
 /// itself does not keep) so the composition audit can name each one.
 pub(crate) fn to_compose(report: &ProviderReport, offered: Vec<ContextFrame>) -> Composed {
-    let id = report.provider_id.clone();
-    match &report.outcome {
-        ProviderOutcome::Accepted { frames, .. } => Composed::accepted(id, frames.clone()),
-        ProviderOutcome::Quarantined { violations, .. } => {
-            Composed::quarantined(id, offered, violations.clone())
-        }
-        ProviderOutcome::ConsentRequired { .. } => {
-            Composed::without_frames(id, ProviderStatus::ConsentMissing { scopes: vec![] })
-        }
-        ProviderOutcome::ScopeReceiptsMissing { scopes, .. } => Composed::without_frames(
-            id,
-            ProviderStatus::ConsentMissing {
-                scopes: scopes.iter().map(|s| s.as_str().to_owned()).collect(),
-            },
-        ),
-        ProviderOutcome::TimedOut { after_ms } => Composed::without_frames(
-            id,
-            ProviderStatus::TimedOut {
-                after_ms: u64::try_from(*after_ms).unwrap_or(u64::MAX),
-            },
-        ),
-        ProviderOutcome::ProviderError {
-            effective, message, ..
-        } => Composed::without_frames(
-            id,
-            ProviderStatus::Error {
-                code: effective.clone(),
-                message: message.clone(),
-            },
-        ),
-        other => Composed::without_frames(
-            id,
-            ProviderStatus::Crashed {
-                detail: Seen::of_outcome(other).to_string(),
-            },
-        ),
-    }
+    report.outcome.to_composition(&report.provider_id, offered)
 }
 
 /// Add every provider in-process, fan `query` out once, and return the

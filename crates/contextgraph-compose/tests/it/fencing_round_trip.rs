@@ -1,9 +1,7 @@
 //! Item 4 (R3): the rendered prompt parses back into exactly the frames that
 //! went in, whatever their content, titles, labels, ids and provider ids.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::fence::{block_len, escape_content_into, escaped_content_len};
 use contextgraph_compose::{
     parse_prompt, render_prompt, FenceAttributes, FencedFrame, ProviderOutcome,

@@ -1,9 +1,7 @@
 //! Item 5: citation labels are unique in the prompt, deterministic, and
 //! cannot be taken from another provider by copying.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{parse_prompt, ProviderOutcome};
 
 /// A frame with `label`; its content is unique per (`provider`, `id`) so nothing dedups.

@@ -1,9 +1,7 @@
 //! Item 5: every offered frame and every provider is in the audit with its
 //! reason, and the usage report follows UR1.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{
     Exclusion, FrameStatus, OutcomeAudit, ProviderOutcome, ProviderStatus, Sha256Hasher,
 };

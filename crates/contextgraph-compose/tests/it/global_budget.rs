@@ -1,8 +1,6 @@
 //! Item 1: one global budget, shares never above it, unused share not wasted.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{
     plan_shares, water_fill, Budget, Claim, Exclusion, Options, ProviderOutcome,
 };

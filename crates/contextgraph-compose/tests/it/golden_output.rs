@@ -2,8 +2,7 @@
 //! benchmark workload must compose to exactly these digests, whatever
 //! optimisation the composer gets. A change here is a change of output.
 
-#[path = "../benches/support/workload.rs"]
-mod workload;
+use crate::workload;
 
 use contextgraph_compose::{compose, sha256_digest, Budget, Composition, Options, Placement};
 

@@ -7,9 +7,7 @@
 //! references among inline frames, on several threads) compose to the same
 //! bytes as on one thread.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{
     compose_with, sha256_digest, Composition, DuplicateBasis, Exclusion, FrameAudit, FrameStatus,
     Options, ProviderOutcome, ProviderStatus, Rehydrate,

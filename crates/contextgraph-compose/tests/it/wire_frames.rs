@@ -1,8 +1,6 @@
 //! Real wire data: the reference session's frames, composed.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{Exclusion, ProviderOutcome, ProviderStatus};
 use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult};
 use serde_json::Value;

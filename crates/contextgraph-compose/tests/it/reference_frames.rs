@@ -1,9 +1,7 @@
 //! Item 3: reference frames (P3) the host cannot rehydrate contribute nothing
 //! and are reported; rehydrated bytes must match `canonical_content_hash`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{compose_with, sha256_digest, Exclusion, ProviderOutcome, Rehydrate};
 use contextgraph_types::{ContentRef, ContextFrame, FrameKind, Representation};
 

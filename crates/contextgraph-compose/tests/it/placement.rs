@@ -1,8 +1,6 @@
 //! Item 3: stable placement (canonical order, D2) and ranked placement (best at the edges).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{parse_prompt, Placement, ProviderOutcome};
 
 fn five_frames() -> Vec<ProviderOutcome> {

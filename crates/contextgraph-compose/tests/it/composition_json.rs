@@ -1,8 +1,6 @@
 //! Item 5 / `cgp context`: the composition serialises to the documented JSON shape and back.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{Budget, Composition, Options, ProviderOutcome, ProviderStatus};
 use serde_json::{json, Value};
 

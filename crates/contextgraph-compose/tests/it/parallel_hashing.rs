@@ -1,8 +1,7 @@
 //! The per-frame passes run on several threads; the composition must not
 //! depend on how many (D2: the same set of frames composes to the same bytes).
 
-#[path = "../benches/support/workload.rs"]
-mod workload;
+use crate::workload;
 
 use contextgraph_compose::{
     compose, sha256_digest, Budget, Composition, Exclusion, Options, Placement, ProviderOutcome,

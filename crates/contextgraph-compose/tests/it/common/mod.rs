@@ -1,5 +1,5 @@
 //! Shared fixtures: honest frames, outcomes and the checks every composition must pass.
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // not every helper is used by every module
 
 use contextgraph_compose::{
     compose, parse_prompt, sha256_digest, Budget, Composition, FencedFrame, Options,

@@ -1,9 +1,7 @@
 //! Items 2 and 5: the composition depends only on the set of frames, never
 //! on arrival order, and the same set composes to identical bytes every time.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{compose, Placement, ProviderOutcome};
 use contextgraph_types::ContextFrame;
 use proptest::prelude::*;

@@ -1,8 +1,6 @@
 //! Item 4 (R3): named injection attempts against the fence, and a strict parser.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{
     parse_prompt, render_prompt, FenceAttributes, ProviderOutcome, PREAMBLE,
 };

@@ -1,8 +1,6 @@
 //! Item 2: dedup on recomputed digests and file regions; declared digests count for nothing.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use contextgraph_compose::{
     sha256_digest, Composition, DuplicateBasis, Exclusion, FrameAudit, ProviderOutcome,
 };
