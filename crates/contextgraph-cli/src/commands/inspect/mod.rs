@@ -21,9 +21,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use contextgraph_conformance::{
-    run_host_suite, run_suite, serve_adversary, AdversaryCommand, HostSuiteOptions, Report,
-    SuiteOptions, Target,
+use contextgraph_conformance::{run_suite, Report, SuiteOptions, Target};
+use contextgraph_conformance_host::{
+    run_host_suite, serve_adversary, AdversaryCommand, HostSuiteOptions,
 };
 
 use super::CommandError;

@@ -1,30 +1,6 @@
-//! The host-side suite behind `cgp inspect host`: *our* host
-//! (`contextgraph-host`) and composer (`contextgraph-compose`) run against
-//! adversarial providers.
-//!
-//! Every check pairs an adversary with a well-behaved twin and passes only
-//! if the host tells them apart: it accepts the twin and rejects, drops or
-//! isolates the adversary. A host that rejects everything fails as surely as
-//! one that accepts everything. Each check's decision is a pure function of
-//! what the host did ([`seen::Seen`]), unit-tested against broken host
-//! behaviour so no check is vacuous.
-//!
-//! Adversaries come in three kinds:
-//! - in-process SDK providers ([`adversary`]) for the answer-level lies
-//!   (budget, frame limit, digests, unknown kinds, injection) and consent;
-//! - scripted NDJSON peers on in-memory pipes ([`peer`]) for the handshake
-//!   version rules and lock-step resynchronisation, where the check needs to
-//!   see exactly what the host wrote, and deadlines (a peer that goes
-//!   silent after the handshake, in a fan-out beside a prompt twin);
-//! - child processes running the misbehaving provider's modes, for the
-//!   stdio guarantees (crash, noise, correlation ids, endless line,
-//!   shutdown). Their command line is [`HostSuiteOptions::adversary`]: `cgp
-//!   inspect host` re-runs its own binary (`cgp inspect adversary -- --mode
-//!   …`, which calls [`serve_adversary`]); tests pass the misbehaving
-//!   provider's binary. Without one, those checks are `skipped`.
-//!
-//! The report is the provider suite's [`Report`] with `target` = `"host"`
-//! and `provider` naming the host implementation under test.
+//! The host suite's catalogue ([`HostCheckId`]), options, and the runner
+//! ([`run_host_suite`]) that runs every check concurrently and assembles
+//! the report.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -34,22 +10,11 @@ use std::time::{Duration, Instant};
 use contextgraph_host::StdioCommand;
 use contextgraph_types::PROTOCOL_VERSION;
 
-use crate::checks::{Evidence, Kind, Outcome};
-use crate::report::{CheckReport, ProviderSummary, Report, Status};
+use contextgraph_conformance::outcome::{Evidence, Kind, Outcome};
+use contextgraph_conformance::report::{CheckReport, ProviderSummary, Report, Status, HOST_TARGET};
 
-pub(crate) mod adversary;
-mod bridge;
-mod compose_checks;
-mod consent;
-mod inprocess;
-pub(crate) mod peer;
-pub(crate) mod seen;
-mod stdio;
-
-use seen::Seen;
-
-/// The `target` of a host report.
-pub const HOST_TARGET: &str = "host";
+use crate::seen::Seen;
+use crate::{compose_checks, consent, inprocess, peer, stdio};
 
 /// Every host check, in report order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -359,7 +324,7 @@ pub(crate) fn pair(
 }
 
 /// The milliseconds since `started`.
-pub(crate) fn millis(started: Instant) -> u64 {
+fn millis(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
