@@ -7,12 +7,12 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 
 fn full_strict_host_run(c: &mut Criterion) {
-    let options =
-        HostSuiteOptions::default()
-            .strict(true)
-            .with_adversary(AdversaryCommand::misbehaving(
-                contextgraph_testkit::provider_binary("contextgraph-misbehaving-provider"),
-            ));
+    let options = HostSuiteOptions::default()
+        .strict(true)
+        .with_adversary(AdversaryCommand::new(
+            env!("CARGO_BIN_EXE_contextgraph-host-adversary"),
+            Vec::<&str>::new(),
+        ));
     let report = run_host_suite(&options);
     assert!(report.passed(), "{}", report.render_text());
     let mut group = c.benchmark_group("host_suite");

@@ -16,12 +16,14 @@
 //!   version rules and lock-step resynchronisation, where the check needs to
 //!   see exactly what the host wrote, and deadlines (a peer that goes
 //!   silent after the handshake, in a fan-out beside a prompt twin);
-//! - child processes running the misbehaving provider's modes, for the
+//! - child processes ([`stdio_adversary`], embedded in this crate) for the
 //!   stdio guarantees (crash, noise, correlation ids, endless line,
 //!   shutdown). Their command line is [`HostSuiteOptions::adversary`]: `cgp
-//!   inspect host` re-runs its own binary (`cgp inspect adversary -- --mode
-//!   …`, which calls [`serve_adversary`]); tests pass the misbehaving
-//!   provider's binary. Without one, those checks are `skipped`.
+//!   inspect host` re-runs its own binary ([`AdversaryCommand::reexec`]; the
+//!   child's `main` calls [`serve_adversary`]); this crate's tests spawn its
+//!   `contextgraph-host-adversary` binary. Without one, those checks are
+//!   `skipped`. The module says why they are embedded rather than taken
+//!   from the misbehaving test fixture.
 //!
 //! The report is the provider suite's [`Report`] with `target` = `"host"`
 //! and `provider` naming the host implementation under test.
@@ -41,8 +43,10 @@ mod inprocess;
 mod peer;
 mod seen;
 mod stdio;
+pub mod stdio_adversary;
 mod suite;
 
 pub use contextgraph_conformance::{CheckReport, Report, Status, HOST_TARGET};
+pub use stdio_adversary::{adversary_requested, serve_adversary};
 pub(crate) use suite::pair;
-pub use suite::{run_host_suite, serve_adversary, AdversaryCommand, HostCheckId, HostSuiteOptions};
+pub use suite::{run_host_suite, AdversaryCommand, HostCheckId, HostSuiteOptions};

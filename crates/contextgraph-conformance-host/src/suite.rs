@@ -14,6 +14,7 @@ use contextgraph_conformance::outcome::{Evidence, Kind, Outcome};
 use contextgraph_conformance::report::{CheckReport, ProviderSummary, Report, Status, HOST_TARGET};
 
 use crate::seen::Seen;
+use crate::stdio_adversary::{ADVERSARY_ENV, ADVERSARY_ENV_VALUE};
 use crate::{compose_checks, consent, inprocess, peer, stdio};
 
 /// Every host check, in report order.
@@ -142,28 +143,23 @@ impl HostCheckId {
     }
 }
 
-/// How to start a stdio adversary: a program that behaves like the
-/// misbehaving provider's binary given `--mode <mode> --name <name>` after
-/// `args`.
+/// How to start a stdio adversary: a program serving
+/// [`serve_adversary`](crate::serve_adversary) given `--mode <mode> --name
+/// <name>` after `args`, with `env` set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdversaryCommand {
     /// The program.
     pub program: PathBuf,
-    /// Arguments before the misbehaving provider's own flags.
+    /// Arguments before the adversary's own flags.
     pub args: Vec<OsString>,
+    /// Environment variables set on the child.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl AdversaryCommand {
-    /// The misbehaving provider's binary itself.
-    pub fn misbehaving(program: impl Into<PathBuf>) -> Self {
-        AdversaryCommand {
-            program: program.into(),
-            args: Vec::new(),
-        }
-    }
-
-    /// `program args…` followed by the misbehaving provider's flags (e.g. a
-    /// binary that serves [`serve_adversary`] behind a subcommand).
+    /// `program args…` followed by the adversary's flags: this crate's
+    /// `contextgraph-host-adversary` binary, or any program with the same
+    /// flags (the misbehaving test fixture has them too).
     pub fn new<I, A>(program: impl Into<PathBuf>, args: I) -> Self
     where
         I: IntoIterator<Item = A>,
@@ -172,15 +168,32 @@ impl AdversaryCommand {
         AdversaryCommand {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+        }
+    }
+
+    /// `program` re-run as an adversary: [`ADVERSARY_ENV`] is set on the
+    /// child, so a binary whose `main` starts with
+    /// [`adversary_requested`](crate::adversary_requested) serves one
+    /// (how `cgp inspect host` runs the suite with nothing but itself).
+    pub fn reexec(program: impl Into<PathBuf>) -> Self {
+        AdversaryCommand {
+            program: program.into(),
+            args: Vec::new(),
+            env: vec![(ADVERSARY_ENV.into(), ADVERSARY_ENV_VALUE.into())],
         }
     }
 
     /// The command for one adversary.
     pub(crate) fn command(&self, mode: &str, name: &str, extra: &[&str]) -> StdioCommand {
-        StdioCommand::new(&self.program)
+        let mut command = StdioCommand::new(&self.program)
             .args(&self.args)
             .args(["--mode", mode, "--name", name])
-            .args(extra)
+            .args(extra);
+        for (key, value) in &self.env {
+            command = command.env(key, value);
+        }
+        command
     }
 }
 
@@ -264,31 +277,6 @@ impl HostSuiteOptions {
     pub fn with_deadline_slack(mut self, slack: Duration) -> Self {
         self.deadline_slack = slack;
         self
-    }
-}
-
-/// Serve the misbehaving provider on this process's stdin/stdout, with its
-/// command-line flags in `args`; returns the exit code. This is what a
-/// binary embedding the suite runs when it re-executes itself as an
-/// adversary (`cgp inspect adversary -- --mode crash-on-query`).
-pub fn serve_adversary(args: impl IntoIterator<Item = OsString>) -> i32 {
-    use contextgraph_provider_misbehaving::{parse_args, run, usage, Command, Mode};
-    use std::io::Write as _;
-    match parse_args(args) {
-        Ok(Command::Serve(options)) => run(&options),
-        Ok(Command::Help) => {
-            let _ = std::io::stdout().lock().write_all(usage().as_bytes());
-            0
-        }
-        Ok(Command::ListModes) => {
-            let names: String = Mode::ALL.iter().map(|m| format!("{m}\n")).collect();
-            let _ = std::io::stdout().lock().write_all(names.as_bytes());
-            0
-        }
-        Err(e) => {
-            eprintln!("adversary: {e}; run with --help for the modes");
-            2
-        }
     }
 }
 
