@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+pub mod sandbox;
+
 use serde_json::Value;
 
 /// The shared data directory, `../shared` relative to the repository root.
@@ -105,7 +107,7 @@ pub fn provider_binary(name: &str) -> PathBuf {
                 "-p",
                 "contextgraph-provider-docs",
                 "-p",
-                "contextgraph-provider-misbehaving",
+                "contextgraph-fixture-misbehaving",
                 "--bins",
             ]);
         if dir.file_name().is_some_and(|n| n == "release") {

@@ -14,7 +14,7 @@ use super::consent::merge;
 use super::inprocess::decide_quarantine;
 use super::seen::Seen;
 use super::HostSuiteOptions;
-use crate::checks::{Evidence, Outcome};
+use contextgraph_conformance::outcome::{Evidence, Outcome};
 
 fn query() -> ContextQuery {
     ContextQuery::new("retry policy", 10, 8000)
@@ -430,8 +430,8 @@ pub(crate) async fn composition_audit(options: &HostSuiteOptions) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Kind;
     use contextgraph_compose::Placement;
+    use contextgraph_conformance::outcome::Kind;
 
     #[test]
     fn r3_check_fails_on_a_naive_renderer_and_passes_on_ours() {

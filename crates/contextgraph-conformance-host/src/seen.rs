@@ -12,7 +12,7 @@ use contextgraph_host::{
     ConnectionError, HandshakeError, ProviderOutcome, ProviderReport, RequestError,
 };
 
-use crate::text::{clip, MAX_EVIDENCE_BYTES};
+use contextgraph_conformance::text::{clip, MAX_EVIDENCE_BYTES};
 
 /// The host's verdict on one provider (or one request), as a check sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]

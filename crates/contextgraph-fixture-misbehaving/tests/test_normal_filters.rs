@@ -4,7 +4,7 @@
 mod common;
 
 use common::{frames_of, roomy_query, violations, Provider};
-use contextgraph_provider_misbehaving::is_anchored;
+use contextgraph_fixture_misbehaving::is_anchored;
 use contextgraph_types::{FrameKind, Timestamp};
 use serde_json::json;
 

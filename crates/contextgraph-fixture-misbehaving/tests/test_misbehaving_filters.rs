@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_breaks_only, frames_of, roomy_query, violations, Provider};
-use contextgraph_provider_misbehaving::is_anchored;
+use contextgraph_fixture_misbehaving::is_anchored;
 use contextgraph_types::validate::Anchor;
 use contextgraph_types::FrameKind;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! mode is observed on the wire by one of this crate's tests (so no mode can
 //! silently turn into `normal`).
 
-use contextgraph_provider_misbehaving::Mode;
+use contextgraph_fixture_misbehaving::Mode;
 
 /// The sources of the tests that drive the binary in a mode.
 const WIRE_TESTS: [&str; 8] = [

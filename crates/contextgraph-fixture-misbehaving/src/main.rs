@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use contextgraph_provider_misbehaving::{parse_args, run, usage, Command, Mode, PROVIDER_NAME};
+use contextgraph_fixture_misbehaving::{parse_args, run, usage, Command, Mode, PROVIDER_NAME};
 
 /// Write to stdout, ignoring a closed pipe (nothing useful is left to do).
 fn print_stdout(text: &str) {

@@ -5,7 +5,7 @@
 
 use std::hint::black_box;
 
-use contextgraph_provider_misbehaving::{Corpus, Engine, Mode, PROVIDER_NAME};
+use contextgraph_fixture_misbehaving::{Corpus, Engine, Mode, PROVIDER_NAME};
 use contextgraph_types::{ContextQuery, VerifyRequest};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -14,7 +14,7 @@ use super::adversary::{answer, honest_frames, Probe, Scripted};
 use super::bridge::seen;
 use super::seen::Seen;
 use super::HostSuiteOptions;
-use crate::checks::{Evidence, Outcome};
+use contextgraph_conformance::outcome::{Evidence, Outcome};
 
 /// One fan-out round of a consent check.
 #[derive(Debug, Clone)]
@@ -282,7 +282,7 @@ pub(crate) async fn scope_receipt(options: &HostSuiteOptions) -> Outcome {
 pub(crate) fn merge(a: Outcome, b: Outcome) -> Outcome {
     let mut e = Evidence::default();
     for o in [a, b] {
-        let failed = o.kind == crate::checks::Kind::Fail;
+        let failed = o.kind == contextgraph_conformance::outcome::Kind::Fail;
         for line in o.evidence {
             if failed && line.starts_with('✗') {
                 e.fail(line.trim_start_matches("✗ ").to_owned());
@@ -300,7 +300,7 @@ pub(crate) fn merge(a: Outcome, b: Outcome) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Kind;
+    use contextgraph_conformance::outcome::Kind;
 
     fn ok() -> Seen {
         Seen::Accepted {

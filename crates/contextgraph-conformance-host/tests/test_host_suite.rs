@@ -1,10 +1,8 @@
 //! Item 4: our host and composer, run against every adversary of the host
-//! suite (the stdio ones spawned from the misbehaving provider's binary),
+//! suite (the stdio ones spawned from this crate's adversary binary),
 //! are green under `--strict`, and the report has the documented shape.
 
-mod common;
-
-use contextgraph_conformance::{
+use contextgraph_conformance_host::{
     run_host_suite, AdversaryCommand, HostCheckId, HostSuiteOptions, Status, HOST_TARGET,
 };
 use std::time::Duration;
@@ -22,7 +20,10 @@ fn options() -> HostSuiteOptions {
         .with_hang_deadline(Duration::from_secs(1))
         .with_shutdown_grace(Duration::from_secs(2))
         .with_deadline_slack(Duration::from_secs(5))
-        .with_adversary(AdversaryCommand::misbehaving(common::misbehaving_binary()))
+        .with_adversary(AdversaryCommand::new(
+            env!("CARGO_BIN_EXE_contextgraph-host-adversary"),
+            Vec::<&str>::new(),
+        ))
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! A Context Graph Protocol provider that misbehaves on purpose.
+//! A Context Graph Protocol provider that misbehaves on purpose: a test
+//! fixture (`publish = false`), never a dependency of a library crate nor
+//! part of `cgp` (the host suite embeds the few adversaries it needs).
 //!
 //! A conformance check that only ever passes proves nothing (REQUIREMENTS
 //! §5). This crate's binary, `contextgraph-misbehaving-provider`, has a

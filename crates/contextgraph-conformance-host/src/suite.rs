@@ -1,30 +1,6 @@
-//! The host-side suite behind `cgp inspect host`: *our* host
-//! (`contextgraph-host`) and composer (`contextgraph-compose`) run against
-//! adversarial providers.
-//!
-//! Every check pairs an adversary with a well-behaved twin and passes only
-//! if the host tells them apart: it accepts the twin and rejects, drops or
-//! isolates the adversary. A host that rejects everything fails as surely as
-//! one that accepts everything. Each check's decision is a pure function of
-//! what the host did ([`seen::Seen`]), unit-tested against broken host
-//! behaviour so no check is vacuous.
-//!
-//! Adversaries come in three kinds:
-//! - in-process SDK providers ([`adversary`]) for the answer-level lies
-//!   (budget, frame limit, digests, unknown kinds, injection) and consent;
-//! - scripted NDJSON peers on in-memory pipes ([`peer`]) for the handshake
-//!   version rules and lock-step resynchronisation, where the check needs to
-//!   see exactly what the host wrote, and deadlines (a peer that goes
-//!   silent after the handshake, in a fan-out beside a prompt twin);
-//! - child processes running the misbehaving provider's modes, for the
-//!   stdio guarantees (crash, noise, correlation ids, endless line,
-//!   shutdown). Their command line is [`HostSuiteOptions::adversary`]: `cgp
-//!   inspect host` re-runs its own binary (`cgp inspect adversary -- --mode
-//!   …`, which calls [`serve_adversary`]); tests pass the misbehaving
-//!   provider's binary. Without one, those checks are `skipped`.
-//!
-//! The report is the provider suite's [`Report`] with `target` = `"host"`
-//! and `provider` naming the host implementation under test.
+//! The host suite's catalogue ([`HostCheckId`]), options, and the runner
+//! ([`run_host_suite`]) that runs every check concurrently and assembles
+//! the report.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -34,22 +10,12 @@ use std::time::{Duration, Instant};
 use contextgraph_host::StdioCommand;
 use contextgraph_types::PROTOCOL_VERSION;
 
-use crate::checks::{Evidence, Kind, Outcome};
-use crate::report::{CheckReport, ProviderSummary, Report, Status};
+use contextgraph_conformance::outcome::{Evidence, Kind, Outcome};
+use contextgraph_conformance::report::{CheckReport, ProviderSummary, Report, Status, HOST_TARGET};
 
-pub(crate) mod adversary;
-mod bridge;
-mod compose_checks;
-mod consent;
-mod inprocess;
-pub(crate) mod peer;
-pub(crate) mod seen;
-mod stdio;
-
-use seen::Seen;
-
-/// The `target` of a host report.
-pub const HOST_TARGET: &str = "host";
+use crate::seen::Seen;
+use crate::stdio_adversary::{ADVERSARY_ENV, ADVERSARY_ENV_VALUE};
+use crate::{compose_checks, consent, inprocess, peer, stdio};
 
 /// Every host check, in report order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,28 +143,23 @@ impl HostCheckId {
     }
 }
 
-/// How to start a stdio adversary: a program that behaves like the
-/// misbehaving provider's binary given `--mode <mode> --name <name>` after
-/// `args`.
+/// How to start a stdio adversary: a program serving
+/// [`serve_adversary`](crate::serve_adversary) given `--mode <mode> --name
+/// <name>` after `args`, with `env` set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdversaryCommand {
     /// The program.
     pub program: PathBuf,
-    /// Arguments before the misbehaving provider's own flags.
+    /// Arguments before the adversary's own flags.
     pub args: Vec<OsString>,
+    /// Environment variables set on the child.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl AdversaryCommand {
-    /// The misbehaving provider's binary itself.
-    pub fn misbehaving(program: impl Into<PathBuf>) -> Self {
-        AdversaryCommand {
-            program: program.into(),
-            args: Vec::new(),
-        }
-    }
-
-    /// `program args…` followed by the misbehaving provider's flags (e.g. a
-    /// binary that serves [`serve_adversary`] behind a subcommand).
+    /// `program args…` followed by the adversary's flags: this crate's
+    /// `contextgraph-host-adversary` binary, or any program with the same
+    /// flags (the misbehaving test fixture has them too).
     pub fn new<I, A>(program: impl Into<PathBuf>, args: I) -> Self
     where
         I: IntoIterator<Item = A>,
@@ -207,15 +168,32 @@ impl AdversaryCommand {
         AdversaryCommand {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+        }
+    }
+
+    /// `program` re-run as an adversary: [`ADVERSARY_ENV`] is set on the
+    /// child, so a binary whose `main` starts with
+    /// [`adversary_requested`](crate::adversary_requested) serves one
+    /// (how `cgp inspect host` runs the suite with nothing but itself).
+    pub fn reexec(program: impl Into<PathBuf>) -> Self {
+        AdversaryCommand {
+            program: program.into(),
+            args: Vec::new(),
+            env: vec![(ADVERSARY_ENV.into(), ADVERSARY_ENV_VALUE.into())],
         }
     }
 
     /// The command for one adversary.
     pub(crate) fn command(&self, mode: &str, name: &str, extra: &[&str]) -> StdioCommand {
-        StdioCommand::new(&self.program)
+        let mut command = StdioCommand::new(&self.program)
             .args(&self.args)
             .args(["--mode", mode, "--name", name])
-            .args(extra)
+            .args(extra);
+        for (key, value) in &self.env {
+            command = command.env(key, value);
+        }
+        command
     }
 }
 
@@ -302,31 +280,6 @@ impl HostSuiteOptions {
     }
 }
 
-/// Serve the misbehaving provider on this process's stdin/stdout, with its
-/// command-line flags in `args`; returns the exit code. This is what a
-/// binary embedding the suite runs when it re-executes itself as an
-/// adversary (`cgp inspect adversary -- --mode crash-on-query`).
-pub fn serve_adversary(args: impl IntoIterator<Item = OsString>) -> i32 {
-    use contextgraph_provider_misbehaving::{parse_args, run, usage, Command, Mode};
-    use std::io::Write as _;
-    match parse_args(args) {
-        Ok(Command::Serve(options)) => run(&options),
-        Ok(Command::Help) => {
-            let _ = std::io::stdout().lock().write_all(usage().as_bytes());
-            0
-        }
-        Ok(Command::ListModes) => {
-            let names: String = Mode::ALL.iter().map(|m| format!("{m}\n")).collect();
-            let _ = std::io::stdout().lock().write_all(names.as_bytes());
-            0
-        }
-        Err(e) => {
-            eprintln!("adversary: {e}; run with --help for the modes");
-            2
-        }
-    }
-}
-
 /// Record of a twin/adversary pair in a check's evidence: the twin must
 /// satisfy `twin_ok`, the adversary `caught`, each with the host's outcome
 /// quoted.
@@ -359,7 +312,7 @@ pub(crate) fn pair(
 }
 
 /// The milliseconds since `started`.
-pub(crate) fn millis(started: Instant) -> u64 {
+fn millis(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 

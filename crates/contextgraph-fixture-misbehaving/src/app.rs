@@ -88,7 +88,7 @@ pub const BINARY_ENV: &str = "CONTEXTGRAPH_MISBEHAVING_PROVIDER";
 /// `target/<profile>/deps/`, the binary sits in `target/<profile>/`).
 ///
 /// Cargo builds a dependency's binaries only for its own tests, so build it
-/// first (`cargo build -p contextgraph-provider-misbehaving`); `None` means
+/// first (`cargo build -p contextgraph-fixture-misbehaving`); `None` means
 /// it was not found.
 pub fn binary_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os(BINARY_ENV) {

@@ -2,17 +2,17 @@
 //! checks, a dozen adversary processes, deliberate timeouts of a few
 //! hundred milliseconds) finishes in well under 3 s.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-
-use contextgraph_conformance::{run_host_suite, AdversaryCommand, HostSuiteOptions};
+use contextgraph_conformance_host::{run_host_suite, AdversaryCommand, HostSuiteOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 
 fn full_strict_host_run(c: &mut Criterion) {
     let options = HostSuiteOptions::default()
         .strict(true)
-        .with_adversary(AdversaryCommand::misbehaving(common::misbehaving_binary()));
+        .with_adversary(AdversaryCommand::new(
+            env!("CARGO_BIN_EXE_contextgraph-host-adversary"),
+            Vec::<&str>::new(),
+        ));
     let report = run_host_suite(&options);
     assert!(report.passed(), "{}", report.render_text());
     let mut group = c.benchmark_group("host_suite");

@@ -9,7 +9,7 @@ use super::bridge::{fan_out, seen};
 use super::peer::handshake_with_version;
 use super::seen::Seen;
 use super::{pair, HostSuiteOptions};
-use crate::checks::{Evidence, Outcome};
+use contextgraph_conformance::outcome::{Evidence, Outcome};
 
 fn accepted_handshake(s: &Seen) -> bool {
     matches!(s, Seen::Accepted { .. })
@@ -242,7 +242,7 @@ pub(crate) async fn unknown_kind(options: &HostSuiteOptions) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Kind;
+    use contextgraph_conformance::outcome::Kind;
 
     fn ok() -> Seen {
         Seen::Accepted {

@@ -16,7 +16,7 @@ use super::adversary::{answer, honest_frames, Scripted};
 use super::bridge::seen;
 use super::seen::Seen;
 use super::{pair, AdversaryCommand, HostSuiteOptions};
-use crate::checks::{Evidence, Outcome};
+use contextgraph_conformance::outcome::{Evidence, Outcome};
 
 /// The line cap the suite's host runs with: small, so the misbehaving
 /// provider's 17 MiB noise line and its endless line are both over it.
@@ -365,7 +365,7 @@ pub(crate) async fn line_cap(options: &HostSuiteOptions) -> Outcome {
     };
     let memory = match (before, after) {
         (Some(b), Some(a)) if a.saturating_sub(b) <= MAX_GROWTH => Outcome {
-            kind: crate::checks::Kind::Pass,
+            kind: contextgraph_conformance::outcome::Kind::Pass,
             evidence: vec![format!(
                 "resident memory grew by {} KiB while the line streamed (line cap {} KiB)",
                 a.saturating_sub(b) / 1024,
@@ -377,7 +377,7 @@ pub(crate) async fn line_cap(options: &HostSuiteOptions) -> Outcome {
             a.saturating_sub(b) / (1024 * 1024)
         )),
         _ => Outcome {
-            kind: crate::checks::Kind::Pass,
+            kind: contextgraph_conformance::outcome::Kind::Pass,
             evidence: vec!["resident memory not measurable on this platform".to_owned()],
         },
     };
@@ -500,7 +500,7 @@ pub(crate) async fn shutdown(options: &HostSuiteOptions) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Kind;
+    use contextgraph_conformance::outcome::Kind;
 
     fn ok() -> Seen {
         Seen::Accepted {

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use contextgraph_provider_misbehaving::Mode;
+use contextgraph_fixture_misbehaving::Mode;
 
 const BIN: &str = env!("CARGO_BIN_EXE_contextgraph-misbehaving-provider");
 
@@ -54,7 +54,7 @@ fn an_unknown_mode_is_a_usage_error_naming_it() {
 
 #[test]
 fn binary_path_finds_the_built_binary_from_a_test() {
-    let found = contextgraph_provider_misbehaving::binary_path().expect("found next to the test");
+    let found = contextgraph_fixture_misbehaving::binary_path().expect("found next to the test");
     assert_eq!(
         std::fs::canonicalize(found).unwrap(),
         std::fs::canonicalize(BIN).unwrap()

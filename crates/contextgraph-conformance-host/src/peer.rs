@@ -22,7 +22,7 @@ use super::adversary::honest_frame;
 use super::bridge::seen;
 use super::seen::Seen;
 use super::HostSuiteOptions;
-use crate::checks::{Evidence, Outcome};
+use contextgraph_conformance::outcome::{Evidence, Outcome};
 
 /// Longest line a scripted peer reads from the host.
 const PEER_LINE_CAP: u64 = 1024 * 1024;
@@ -403,7 +403,7 @@ pub(crate) async fn hang_timeout(options: &HostSuiteOptions) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Kind;
+    use contextgraph_conformance::outcome::Kind;
 
     fn answer(goal: &str) -> Seen {
         Seen::Accepted {
