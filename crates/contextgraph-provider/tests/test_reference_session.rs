@@ -1,6 +1,8 @@
-//! Interop: replaying the host side of the shared reference session
-//! (`shared/wire/full-stdio-session.ndjson`) against a provider built with
-//! this SDK yields the same sequence of envelope types, ids included.
+//! Replaying the host side of a recorded session against a provider built
+//! with this SDK yields the same sequence of envelope types, ids included:
+//! our own transcript (testkit fixtures) always, and, as an interop test, the
+//! shared reference session (`shared/wire/full-stdio-session.ndjson`) when
+//! it is present.
 
 mod common;
 
@@ -9,18 +11,30 @@ use contextgraph_provider::{pack, FrameBuilder, ServeOptions};
 use contextgraph_types::{FrameKind, FrameVerdict, Verdict, VerifyResponse};
 use serde_json::Value;
 
-const SESSION: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/wire/full-stdio-session.ndjson"
-);
-
 fn repo_graph() -> TestProvider {
-    let mut p = TestProvider::new("repo-graph")
+    graph_provider(
+        "repo-graph",
+        "repo-graph:retry-doc",
+        "repo-graph:retry-sym",
+        FrameKind::Symbol,
+    )
+}
+
+/// A correlating, verifying graph provider serving a doc frame and a second
+/// frame of `second_kind`.
+fn graph_provider(
+    name: &str,
+    doc_id: &'static str,
+    second_id: &'static str,
+    second_kind: FrameKind,
+) -> TestProvider {
+    let served_kind = second_kind.clone();
+    let mut p = TestProvider::new(name)
         .correlated()
         .verifying()
-        .on_query(|q| {
+        .on_query(move |q| {
             let doc = FrameBuilder::new(
-                "repo-graph:retry-doc",
+                doc_id,
                 FrameKind::Doc,
                 "Retry policy",
                 "Retry behavior is set in Config::retry.",
@@ -29,8 +43,8 @@ fn repo_graph() -> TestProvider {
             .score(0.92)
             .build();
             let sym = FrameBuilder::new(
-                "repo-graph:retry-sym",
-                FrameKind::Symbol,
+                second_id,
+                second_kind.clone(),
                 "Config::retry",
                 "pub struct RetryPolicy { pub max_attempts: u32 }",
             )
@@ -48,21 +62,39 @@ fn repo_graph() -> TestProvider {
                 })
                 .collect(),
         });
-    p.caps.query.kinds = vec![FrameKind::Doc, FrameKind::Symbol];
+    p.caps.query.kinds = vec![FrameKind::Doc, served_kind];
     p.caps.graph = true;
     p
 }
 
 #[test]
+fn replaying_our_transcript_host_lines_gets_its_reply_types() {
+    let lines = contextgraph_testkit::fixtures::transcript_lines();
+    let provider = graph_provider(
+        "notes-index",
+        "notes-index:ledger-rounding",
+        "notes-index:round-cents",
+        FrameKind::Snippet,
+    );
+    replay(&lines, provider);
+}
+
+/// Interop: the shared reference session, written by another implementation.
+#[test]
 fn replaying_the_reference_host_lines_gets_the_reference_reply_types() {
-    let text = std::fs::read_to_string(SESSION).expect("reference session is readable");
-    let messages: Vec<Value> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
+    let Some(lines) = contextgraph_testkit::interop::transcript_lines() else {
+        return;
+    };
+    replay(&lines, repo_graph());
+}
+
+fn replay(lines: &[String], provider: TestProvider) {
+    let messages: Vec<Value> = lines
+        .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let host_types = ["handshake", "query", "verify", "shutdown"];
-    let mut host = Host::start_with(repo_graph(), ServeOptions::default());
+    let mut host = Host::start_with(provider, ServeOptions::default());
     // Replay in transcript order: a provider reply is awaited before the next
     // host line goes out, exactly as the reference host did. Sending every
     // host line at once would let a correlated provider answer `verify`
