@@ -2,11 +2,9 @@
 //! are dated by their file's mtime (`recorded_at`), so pinning between two
 //! files' mtimes serves only the older one.
 
-mod common;
-
 use std::time::{Duration, SystemTime};
 
-use common::{assert_honest_answer, query, write_file};
+use crate::common::{assert_honest_answer, query, write_file};
 use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_types::{ContextQuery, Timestamp};

@@ -1,9 +1,7 @@
 //! Index refresh in process: files added, edited or deleted after start-up
 //! are reflected on the next query without a restart.
 
-mod common;
-
-use common::{assert_honest_answer, query, write_file};
+use crate::common::{assert_honest_answer, query, write_file};
 use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_types::{ContextQuery, ContextQueryResult};

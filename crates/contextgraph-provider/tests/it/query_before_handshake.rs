@@ -1,9 +1,7 @@
 //! No query payload moves before the handshake completes: a `query` or
 //! `verify` first is refused with `bad_request`, and the session goes on.
 
-mod common;
-
-use common::{expect_error, frame_ids, handshake_line, query_line, Host, TestProvider};
+use crate::common::{expect_error, frame_ids, handshake_line, query_line, Host, TestProvider};
 use serde_json::json;
 
 #[test]

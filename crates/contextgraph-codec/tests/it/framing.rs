@@ -1,10 +1,10 @@
 //! Framing behaviours of the NDJSON line framer and the blocking reader.
 
-mod common;
-
 use std::io::{self, Read};
 
-use common::{collect, frame_sans_io, frame_with_reader, line, reference, ChunkedReader, Item};
+use crate::common::{
+    collect, frame_sans_io, frame_with_reader, line, reference, ChunkedReader, Item,
+};
 use contextgraph_codec::{
     invalid_utf8_offset, FrameError, LineFramer, LineReader, DEFAULT_MAX_LINE_BYTES,
 };

@@ -1,9 +1,7 @@
 //! R2 over real pipes: `shutdown` ends the process with status 0 promptly;
 //! so does the host closing stdin.
 
-mod common;
-
-use common::{docs_fixture, start, DOCS_BIN, EXIT_DEADLINE};
+use crate::common::{docs_fixture, start, DOCS_BIN, EXIT_DEADLINE};
 use serde_json::json;
 
 #[test]

@@ -1,9 +1,7 @@
 //! Q1 over real pipes: a query for kinds this provider does not serve gets
 //! zero frames; a query naming `doc` among others gets only docs.
 
-mod common;
-
-use common::{assert_honest_answer, frames_of, query, start, DOCS_BIN};
+use crate::common::{assert_honest_answer, frames_of, query, start, DOCS_BIN};
 use contextgraph_types::FrameKind;
 use serde_json::json;
 

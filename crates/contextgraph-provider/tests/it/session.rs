@@ -1,12 +1,10 @@
 //! The transport-free `Session` (what an HTTP server reuses, one envelope per
 //! POST body) answers exactly as the stdio runner does.
 
-mod common;
-
 use std::sync::Arc;
 use std::thread;
 
-use common::{handshake_line, query_line, schema, TestProvider};
+use crate::common::{handshake_line, query_line, schema, TestProvider};
 use contextgraph_codec::{encode_line, Envelope};
 use contextgraph_provider::{Dispatch, Session};
 use serde_json::Value;

@@ -2,9 +2,7 @@
 //! are computed from content, and `truncated`/`dropped_estimate` tell the
 //! truth about what was left out.
 
-mod common;
-
-use common::{assert_honest_answer, docs_fixture, query};
+use crate::common::{assert_honest_answer, docs_fixture, query};
 use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_types::{ContextQuery, ContextQueryResult};

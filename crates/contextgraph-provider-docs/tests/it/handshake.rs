@@ -2,9 +2,7 @@
 //! an ack in the host's family, a named identity, truthful data flow and the
 //! capabilities it really has; a foreign family is a named error, not a hang.
 
-mod common;
-
-use common::{docs_fixture, schema_errors, Session};
+use crate::common::{docs_fixture, schema_errors, Session};
 use contextgraph_types::{validate, Capabilities, ProviderInfo, PROTOCOL_VERSION};
 use serde_json::json;
 

@@ -1,9 +1,7 @@
 //! V2: verify is refused unless declared; otherwise every requested identity
 //! gets exactly one verdict (missing → unknown, unasked → dropped).
 
-mod common;
-
-use common::{expect_error, Host, TestProvider};
+use crate::common::{expect_error, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 use contextgraph_types::{FrameId, FrameVerdict, Verdict, VerifyResponse};
 use serde_json::{json, Value};
@@ -162,6 +160,6 @@ fn v2_a_panicking_verify_is_internal_and_the_session_survives() {
     host.send(&verify_line(&[id("a", 'a')]));
     let message = expect_error(&host.recv(), "internal");
     assert!(message.contains("verify exploded"), "{message}");
-    host.send(&common::query_line(None, "still here", 5, 100));
-    assert_eq!(common::frame_ids(&host.recv()), ["frame-for:still here"]);
+    host.send(&crate::common::query_line(None, "still here", 5, 100));
+    assert_eq!(crate::common::frame_ids(&host.recv()), ["frame-for:still here"]);
 }

@@ -1,13 +1,11 @@
 //! R2: `shutdown` and end of input both end serving with `Ok(())` after
 //! in-flight work is answered and flushed; the grace is bounded.
 
-mod common;
-
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{echo_goal, frame_ids, query_line, Host, TestProvider};
+use crate::common::{echo_goal, frame_ids, query_line, Host, TestProvider};
 use contextgraph_provider::{ServeError, ServeOptions};
 
 #[test]

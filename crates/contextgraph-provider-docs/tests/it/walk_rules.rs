@@ -3,9 +3,7 @@
 //! cap; never symlinks leading out of the root — and `verify` is held to
 //! the same rules.
 
-mod common;
-
-use common::{query, write_file};
+use crate::common::{query, write_file};
 use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider, PROVIDER_NAME};
 use contextgraph_types::{ContextQuery, FrameId, Verdict, VerifyRequest};

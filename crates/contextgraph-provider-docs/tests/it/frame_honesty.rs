@@ -3,9 +3,7 @@
 //! digest equals a fresh SHA-256 of the bytes its uri + range address on
 //! disk, and its content is exactly those bytes.
 
-mod common;
-
-use common::{assert_honest_answer, frames_of, query, start, DOCS_BIN};
+use crate::common::{assert_honest_answer, frames_of, query, start, DOCS_BIN};
 use contextgraph_provider::{file_uri_to_path, path_to_file_uri};
 use contextgraph_types::{ContextQueryResult, Timestamp};
 use serde_json::Value;

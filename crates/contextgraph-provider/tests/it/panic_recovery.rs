@@ -1,9 +1,7 @@
 //! R1: a panic inside the author's `query` is answered as `internal` and the
 //! runner keeps serving.
 
-mod common;
-
-use common::{echo_goal, expect_error, frame_ids, query_line, Host, TestProvider};
+use crate::common::{echo_goal, expect_error, frame_ids, query_line, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 
 fn panicky() -> TestProvider {

@@ -1,13 +1,11 @@
 //! H4, lock-step side: a provider that did not declare correlation is served
 //! strictly one request at a time, in order, and its replies carry no id.
 
-mod common;
-
 use std::sync::Arc;
 use std::thread;
 
-use common::concurrency::{jitter, Occupancy};
-use common::{echo_goal, frame_ids, query_line, Host, TestProvider};
+use crate::common::concurrency::{jitter, Occupancy};
+use crate::common::{echo_goal, frame_ids, query_line, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 
 #[test]

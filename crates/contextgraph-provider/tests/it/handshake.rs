@@ -1,9 +1,7 @@
 //! H1–H3: the handshake ack carries our version, identity and capabilities;
 //! a version outside our family is a named error and the connection stays usable.
 
-mod common;
-
-use common::{expect_error, frame_ids, handshake_line, query_line, Host, TestProvider};
+use crate::common::{expect_error, frame_ids, handshake_line, query_line, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 use contextgraph_types::PROTOCOL_VERSION;
 use serde_json::json;

@@ -1,9 +1,7 @@
 //! Anchors bias relevance (in process): sections of a focal file, or that
 //! document a focal file, rank above equally matching others.
 
-mod common;
-
-use common::{docs_fixture, query};
+use crate::common::{docs_fixture, query};
 use contextgraph_provider::{path_to_file_uri, Provider};
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_types::ContextQuery;

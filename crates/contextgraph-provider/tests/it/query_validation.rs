@@ -1,9 +1,7 @@
 //! The runner rejects a query's own faults before the provider sees it:
 //! empty goal, a non-F4 `as_of`, and E1 vector-length contradictions.
 
-mod common;
-
-use common::{expect_error, frame_ids, Host, TestProvider};
+use crate::common::{expect_error, frame_ids, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 use serde_json::json;
 

@@ -1,15 +1,13 @@
 //! H4: a provider that declared correlation is served concurrently, every
 //! reply echoing its request id verbatim, within the in-flight bound.
 
-mod common;
-
 use std::collections::HashSet;
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use common::concurrency::{jitter, Occupancy};
-use common::{echo_goal, frame_ids, query_line, Host, TestProvider};
+use crate::common::concurrency::{jitter, Occupancy};
+use crate::common::{echo_goal, frame_ids, query_line, Host, TestProvider};
 use contextgraph_provider::{ProviderError, ServeOptions};
 
 #[test]

@@ -1,9 +1,7 @@
 //! R1: every malformed line is answered with `bad_request` and the next
 //! valid query is still answered; unknown notifications are ignored.
 
-mod common;
-
-use common::{expect_error, frame_ids, query_line, Host, TestProvider};
+use crate::common::{expect_error, frame_ids, query_line, Host, TestProvider};
 use contextgraph_provider::ServeOptions;
 
 /// Send `bad`, expect a `bad_request` (returned), then check a valid query

@@ -1,11 +1,9 @@
 //! H4 over real pipes: several queries in flight at once, each answered
 //! exactly once with its own id and its own answer.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::{frames_of, query, start, DOCS_BIN};
+use crate::common::{frames_of, query, start, DOCS_BIN};
 use serde_json::json;
 
 #[test]

@@ -1,13 +1,11 @@
 //! Framing behaviours of the async reader (feature `tokio`).
 
-mod common;
-
 use std::future::Future;
 use std::io;
 use std::pin::{pin, Pin};
 use std::task::{Context, Poll, Waker};
 
-use common::{line, reference, ChunkedReader, Item};
+use crate::common::{line, reference, ChunkedReader, Item};
 use contextgraph_codec::{AsyncLineReader, FrameError, LineFramer};
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 

@@ -4,9 +4,7 @@
 //! shared reference session (`shared/wire/full-stdio-session.ndjson`) when
 //! it is present.
 
-mod common;
-
-use common::{Host, TestProvider};
+use crate::common::{Host, TestProvider};
 use contextgraph_provider::{pack, FrameBuilder, ServeOptions};
 use contextgraph_types::{FrameKind, FrameVerdict, Verdict, VerifyResponse};
 use serde_json::Value;

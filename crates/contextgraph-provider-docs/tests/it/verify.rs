@@ -2,9 +2,7 @@
 //! id and re-hashes — `valid` for a matching digest, `stale` with the new
 //! digest after an edit, `gone` once the file or section is deleted.
 
-mod common;
-
-use common::{assert_honest_answer, frames_of, identity, query, start, Session, DOCS_BIN};
+use crate::common::{assert_honest_answer, frames_of, identity, query, start, Session, DOCS_BIN};
 use contextgraph_types::ContextQueryResult;
 
 const PROVIDER: &str = "contextgraph-provider-docs";

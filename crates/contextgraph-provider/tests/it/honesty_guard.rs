@@ -2,9 +2,7 @@
 //! (D1) or the kinds filter (Q1) is replaced by `internal` naming the rules,
 //! unless the guard is explicitly turned off.
 
-mod common;
-
-use common::{expect_error, query_line, Host, TestProvider};
+use crate::common::{expect_error, query_line, Host, TestProvider};
 use contextgraph_provider::{FrameBuilder, ServeOptions};
 use contextgraph_types::{ContextFrame, ContextQueryResult, FrameKind};
 

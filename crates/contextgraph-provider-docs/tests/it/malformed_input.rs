@@ -1,9 +1,7 @@
 //! R1 over real pipes: malformed lines and requests the provider cannot
 //! serve get `error`/`bad_request`, and the provider keeps serving.
 
-mod common;
-
-use common::{frames_of, query, start, Session, DOCS_BIN};
+use crate::common::{frames_of, query, start, Session, DOCS_BIN};
 use serde_json::json;
 
 fn session() -> (tempfile::TempDir, Session) {
