@@ -2,9 +2,7 @@
 //! each test asks the same goal with every step on and with that one step
 //! off, and shows that the step is what puts the right file first.
 
-mod common;
-
-use common::{ask, ids, q, Fixture};
+use crate::common::{ask, ids, q, Fixture};
 use contextgraph_provider_workspace::WorkspaceProvider;
 use contextgraph_search::rerank::RerankSignals;
 
