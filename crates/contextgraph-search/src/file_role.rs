@@ -61,6 +61,9 @@ const EXAMPLE_DIRS: &[&str] = &[
     "examples", "example", "demo", "demos", "samples", "sample", "tutorial", "tutorials",
 ];
 
+/// Directory names that hold documentation.
+const DOC_DIRS: &[&str] = &["doc", "docs", "documentation", "man", "manual", "guide", "guides"];
+
 /// Directory names that hold code the project did not write, or keeps only
 /// for compatibility.
 const VENDORED_DIRS: &[&str] = &[
@@ -145,6 +148,9 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
         match language {
             Language::Markdown | Language::Text => return FileRole::Docs,
             _ if is_docs_file(file) => return FileRole::Docs,
+            // Manuals kept as data (`manual.yml`) or markup under a docs folder.
+            _ if dir_parts().any(|p| DOC_DIRS.contains(&p)) => return FileRole::Docs,
+            _ if dir_parts().any(|p| p == "debian") => return FileRole::Config,
             _ if is_config_file(file) => return FileRole::Config,
             // Source in a language we do not parse (shell, Lua, Ruby …):
             // judged by its directories like parsed code.
@@ -174,9 +180,15 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
 /// Non-code, non-Markdown files that are still prose (reStructuredText,
 /// AsciiDoc, man pages) when they were not recognised as `Text`.
 fn is_docs_file(file: &str) -> bool {
-    [".rst", ".adoc", ".txt", ".1", ".3", ".5", ".texi", ".pod"]
-        .iter()
-        .any(|e| file.ends_with(e))
+    const EXTENSIONS: &[&str] = &[
+        ".rst", ".adoc", ".asciidoc", ".txt", ".texi", ".pod", ".html", ".htm", ".xhtml", ".man",
+        ".mdx", ".org", ".prebuilt",
+    ];
+    // Man pages: `jq.1`, `tmux.1`, `ls.1.in`.
+    let man_page = file.split('.').skip(1).any(|part| {
+        part.len() == 1 && part.as_bytes()[0].is_ascii_digit()
+    });
+    man_page || EXTENSIONS.iter().any(|e| file.ends_with(e))
 }
 
 /// Manifests, build files and data formats.
@@ -381,6 +393,11 @@ mod tests {
         assert_eq!(role("go.sum"), FileRole::Lockfile);
         assert_eq!(role("Cargo.toml"), FileRole::Config);
         assert_eq!(role(".github/workflows/ci.yml"), FileRole::Config);
+        assert_eq!(role("doc/manual.html"), FileRole::Docs);
+        assert_eq!(role("docs/content/manual.yml"), FileRole::Docs);
+        assert_eq!(role("jq.1.prebuilt"), FileRole::Docs);
+        assert_eq!(role("tmux.1"), FileRole::Docs);
+        assert_eq!(role("debian/patches/fix.patch"), FileRole::Config);
     }
 
     #[test]

@@ -62,13 +62,13 @@ pub fn role_factor(role: FileRole) -> f32 {
         FileRole::Code => 1.0,
         FileRole::Test => 0.5,
         FileRole::Example => 0.5,
-        FileRole::Vendored => 0.4,
+        FileRole::Vendored => 0.25,
         FileRole::Stub => 0.7,
-        FileRole::Docs => 0.5,
+        FileRole::Docs => 0.35,
         FileRole::Changelog => 0.3,
         FileRole::Licence => 0.2,
         FileRole::Lockfile => 0.1,
-        FileRole::Config => 0.4,
+        FileRole::Config => 0.3,
     }
 }
 
