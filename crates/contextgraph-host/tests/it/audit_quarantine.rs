@@ -2,9 +2,7 @@
 //! `as_of` has its whole answer quarantined with a report naming the rule —
 //! never silently truncated — while a healthy provider beside it is unaffected.
 
-mod common;
-
-use common::{host_with, retry_query, PATIENCE};
+use crate::common::{host_with, retry_query, PATIENCE};
 use contextgraph_host::ProviderOutcome;
 use contextgraph_types::validate::Anchor;
 use contextgraph_types::FrameKind;

@@ -4,12 +4,10 @@
 //! the provider and the rule, and restart a stdio provider per its respawn
 //! policy — never leave it looking alive.
 
-mod common;
-
 use std::time::Duration;
 
-use common::peer::ack;
-use common::{misbehaving, retry_query, stdio_options, PATIENCE};
+use crate::common::peer::ack;
+use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::connection::CloseReason;
 use contextgraph_host::{
     Connection, ConnectionError, ConnectionOptions, ProviderClient, RequestError, StdioProvider,

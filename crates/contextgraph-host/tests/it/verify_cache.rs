@@ -1,9 +1,7 @@
 //! Verification and reuse (V1–V4, D3, D4): reuse only on an explicit
 //! `valid`; everything else evicts; verify only to providers that declared it.
 
-mod common;
-
-use common::{host_with, retry_query, PATIENCE};
+use crate::common::{host_with, retry_query, PATIENCE};
 use contextgraph_host::{EvictionReason, FrameCache};
 use contextgraph_types::{ContextFrame, FrameKind};
 

@@ -2,11 +2,9 @@
 //! request it does not answer, even when an earlier request timed out and
 //! its late reply arrives while the next request waits.
 
-mod common;
-
 use std::time::Duration;
 
-use common::peer::{ack, connect, frames, goal, script};
+use crate::common::peer::{ack, connect, frames, goal, script};
 use contextgraph_host::{Answer, ConnectionError, ConnectionOptions};
 use contextgraph_types::ContextQuery;
 use tokio::time::Instant;

@@ -2,13 +2,11 @@
 //! remote host refused before any byte (C7), remote means egress (C4),
 //! credentials never in errors or Debug (C8), redirects not followed, body cap.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::http_server::{start, Handler, TestServer};
-use common::PATIENCE;
+use crate::common::http_server::{start, Handler, TestServer};
+use crate::common::PATIENCE;
 use contextgraph_host::transport::http::is_loopback_host;
 use contextgraph_host::{
     consent, BearerToken, Host, HostError, HostOptions, HttpConfig, HttpError, HttpProviderClient,

@@ -1,12 +1,10 @@
 //! Handshake checks: each failure is a typed error naming the provider and
 //! the anchor, and none of them hangs.
 
-mod common;
-
 use std::time::Duration;
 
-use common::peer::{ack, connect, script};
-use common::{misbehaving, stdio_options, PATIENCE};
+use crate::common::peer::{ack, connect, script};
+use crate::common::{misbehaving, stdio_options, PATIENCE};
 use contextgraph_host::{
     ConnectionOptions, HandshakeError, InProcessProvider, ProviderClient, RequestError,
     StdioProvider, TransportKind,
@@ -77,7 +75,7 @@ async fn h1_stdout_log_before_the_ack_is_a_clear_error_not_a_hang() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h3_silent_peer_times_out_within_the_handshake_bound() {
-    let silent = Box::new(|_: &serde_json::Value| vec![]) as common::peer::Script;
+    let silent = Box::new(|_: &serde_json::Value| vec![]) as crate::common::peer::Script;
     let mut options = ConnectionOptions::default();
     options.handshake_timeout = Duration::from_millis(100);
     let started = std::time::Instant::now();
@@ -91,7 +89,7 @@ async fn h3_silent_peer_times_out_within_the_handshake_bound() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h3_incompatible_version_error_reply_is_typed() {
-    let peer: common::peer::Script = Box::new(|_| {
+    let peer: crate::common::peer::Script = Box::new(|_| {
         vec![(
             Duration::ZERO,
             r#"{"type":"error","code":"incompatible_version","message":"I speak contextgraph/2"}"#

@@ -2,12 +2,10 @@
 //! id; a missing or foreign id is a prompt typed error, not a timeout; a late
 //! reply after a timeout is dropped; `verify` is pipelined alongside queries.
 
-mod common;
-
 use std::time::Duration;
 
-use common::peer::{ack, connect, connect_through, frames, goal, id, script};
-use common::{host_with, retry_query, PATIENCE};
+use crate::common::peer::{ack, connect, connect_through, frames, goal, id, script};
+use crate::common::{host_with, retry_query, PATIENCE};
 use contextgraph_host::{
     Answer, ConnectionError, ConnectionOptions, ProviderOutcome, RequestError,
 };

@@ -2,13 +2,11 @@
 //! grant pinned to its name and version; off-machine scopes need receipts;
 //! expiry is an instant; the store is append-only, shared and crash-tolerant.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{misbehaving, retry_query, stdio_options, PATIENCE};
+use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::consent::{self, ConsentLedger};
 use contextgraph_host::{
     ConsentRecord, ConsentStore, EgressGrant, Host, HostOptions, ProviderOutcome, Revocation,

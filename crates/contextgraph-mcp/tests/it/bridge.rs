@@ -1,7 +1,5 @@
 //! The bridge in-process against the real fixture MCP server on a pipe.
 
-mod common;
-
 use std::time::Duration;
 
 use contextgraph_mcp::{BridgeOptions, McpBridge};
@@ -15,7 +13,7 @@ fn query(goal: &str) -> ContextQuery {
 fn bridge(dir: &std::path::Path, extra: &[&str], options: BridgeOptions) -> McpBridge {
     let mut args: Vec<String> = vec![dir.display().to_string()];
     args.extend(extra.iter().map(|s| (*s).to_owned()));
-    McpBridge::connect(common::fixture_server(), args, options).expect("bridge connects")
+    McpBridge::connect(crate::common::fixture_server(), args, options).expect("bridge connects")
 }
 
 fn uri_of(dir: &std::path::Path, name: &str) -> String {
@@ -24,7 +22,7 @@ fn uri_of(dir: &std::path::Path, name: &str) -> String {
 
 #[test]
 fn identity_comes_from_the_server_and_data_flow_from_the_options() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let info = b.info();
     assert_eq!(info.name, "mcp-fixture-notes");
@@ -37,7 +35,7 @@ fn identity_comes_from_the_server_and_data_flow_from_the_options() {
 
 #[test]
 fn frames_have_honest_cost_digest_and_provenance_to_the_resource_uri() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let q = query("retry backoff policy");
     let result = b.query(&q).unwrap();
@@ -77,7 +75,7 @@ fn frames_have_honest_cost_digest_and_provenance_to_the_resource_uri() {
 
 #[test]
 fn code_resources_are_snippets_and_rank_by_the_goal() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let result = b.query(&query("load config parse")).unwrap();
     assert_eq!(result.frames[0].id, uri_of(dir.path(), "config.rs"));
@@ -86,7 +84,7 @@ fn code_resources_are_snippets_and_rank_by_the_goal() {
 
 #[test]
 fn q1_kinds_filter_is_honoured() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let mut q = query("retry config fixture");
     q.kinds = vec![FrameKind::Snippet];
@@ -99,7 +97,7 @@ fn q1_kinds_filter_is_honoured() {
 
 #[test]
 fn b1_budget_is_packed_and_truncation_reported() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let mut q = query("retry config fixture");
     let all = b.query(&q).unwrap();
@@ -112,7 +110,7 @@ fn b1_budget_is_packed_and_truncation_reported() {
 
 #[test]
 fn anchored_resource_ranks_first() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let mut q = query("retry config");
     q.anchors = vec!["memo://fixture/about".to_owned()];
@@ -122,7 +120,7 @@ fn anchored_resource_ranks_first() {
 
 #[test]
 fn max_reads_bounds_the_resources_read() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let options = BridgeOptions {
         max_reads: 1,
         ..BridgeOptions::default()
@@ -134,7 +132,7 @@ fn max_reads_bounds_the_resources_read() {
 
 #[test]
 fn paginated_listings_are_followed() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &["--page-size", "1"], BridgeOptions::default());
     let result = b.query(&query("retry config fixture")).unwrap();
     let ids: Vec<&str> = result.frames.iter().map(|f| f.id.as_str()).collect();
@@ -147,7 +145,7 @@ fn paginated_listings_are_followed() {
 
 #[test]
 fn oversized_resources_are_skipped() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let options = BridgeOptions {
         max_resource_bytes: 40,
         ..BridgeOptions::default()
@@ -163,7 +161,7 @@ fn oversized_resources_are_skipped() {
 
 #[test]
 fn verify_rereads_valid_stale_gone_and_unknown() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let result = b.query(&query("retry config fixture")).unwrap();
     let id_of = |uri: &str| {
@@ -212,7 +210,7 @@ fn verify_rereads_valid_stale_gone_and_unknown() {
 
 #[test]
 fn a_crashed_mcp_server_is_a_provider_error_not_a_panic() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &["--exit-on-read"], BridgeOptions::default());
     let err = b.query(&query("retry")).unwrap_err();
     assert_eq!(err.code, ErrorCode::Internal, "{err}");
@@ -235,7 +233,7 @@ fn a_crashed_mcp_server_is_a_provider_error_not_a_panic() {
 
 #[test]
 fn a_hung_mcp_server_is_unavailable_within_the_deadline() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let options = BridgeOptions {
         call_timeout: Duration::from_secs(1),
         request_deadline: Duration::from_secs(3),
@@ -274,7 +272,7 @@ fn a_server_that_never_initializes_times_out() {
 
 #[test]
 fn the_bridge_can_be_used_and_dropped_inside_an_async_runtime() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -288,7 +286,7 @@ fn the_bridge_can_be_used_and_dropped_inside_an_async_runtime() {
 
 #[test]
 fn as_of_before_the_read_excludes_frames_the_bridge_cannot_date_earlier() {
-    let dir = common::notes_dir();
+    let dir = crate::common::notes_dir();
     let b = bridge(dir.path(), &[], BridgeOptions::default());
     let mut q = query("retry backoff policy");
     let now = b.query(&q).unwrap();

@@ -2,11 +2,9 @@
 //! respawned (after a backoff) on a later request when allowed, and stays
 //! down when not; its neighbours are unaffected.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{misbehaving, retry_query, stdio_options, PATIENCE};
+use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::{
     Host, HostOptions, ProviderClient, ProviderOutcome, RequestError, StdioProvider,
 };

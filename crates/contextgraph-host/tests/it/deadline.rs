@@ -2,11 +2,9 @@
 //! the fan-out deadline while its healthy neighbour is accepted, and its late
 //! reply is never taken as the answer to the next request.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{misbehaving, retry_query, stdio_options, PATIENCE};
+use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::{
     Answer, Host, HostOptions, ProviderClient, ProviderOutcome, StdioProvider,
 };

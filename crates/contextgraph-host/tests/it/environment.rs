@@ -2,11 +2,9 @@
 //! kept for reports (not poured onto the terminal), and the whole process
 //! group killed on shutdown or drop.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{misbehaving_binary, stdio_options, PATIENCE};
+use crate::common::{misbehaving_binary, stdio_options, PATIENCE};
 use contextgraph_host::{
     HandshakeError, ProviderClient, RequestError, StdioCommand, StdioProvider,
 };

@@ -1,9 +1,7 @@
 //! Usage reports (UR1) and attribution (A1–A3): totals pinned to recomputed
 //! costs, serialisable as JSON, attribution coherent and billed.
 
-mod common;
-
-use common::{host_with, retry_query, PATIENCE};
+use crate::common::{host_with, retry_query, PATIENCE};
 use contextgraph_host::{attribution_records, usage_report};
 use contextgraph_types::{token_cost_for, AttributionError, FrameId};
 

@@ -2,12 +2,10 @@
 //! hang: garbage, blank, oversized (17 MiB) and unknown-type lines before
 //! every reply; and an unknown frame kind (U2) is dropped with a report.
 
-mod common;
-
 use std::time::Duration;
 
-use common::peer::{ack, connect, frames, goal, id, script};
-use common::{misbehaving, retry_query, stdio_options, PATIENCE};
+use crate::common::peer::{ack, connect, frames, goal, id, script};
+use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::{
     Answer, ConnectionOptions, Host, HostOptions, ProviderClient, ProviderOutcome, StdioProvider,
 };
