@@ -42,6 +42,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 mod options;
+pub mod progress;
 pub mod query_terms;
 pub mod rank;
 pub mod refresh;
@@ -50,6 +51,7 @@ pub mod store;
 pub mod tokenize;
 pub mod uri;
 pub mod walk;
+mod watch;
 mod workspace;
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
@@ -73,4 +75,5 @@ pub use rank::Ranked;
 pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView};
 pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
+pub use watch::{WatchError, WatchHandle};
 pub use workspace::{IndexError, IndexSource, IndexStats, Workspace};
