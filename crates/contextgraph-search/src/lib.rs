@@ -43,6 +43,7 @@ pub mod index;
 pub mod file_role;
 pub mod lang;
 mod options;
+pub mod progress;
 pub mod query_terms;
 pub mod rank;
 pub mod refresh;
@@ -52,6 +53,7 @@ pub mod store;
 pub mod tokenize;
 pub mod uri;
 pub mod walk;
+mod watch;
 mod workspace;
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
@@ -75,4 +77,5 @@ pub use rank::Ranked;
 pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView};
 pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
+pub use watch::{WatchError, WatchHandle};
 pub use workspace::{IndexError, IndexSource, IndexStats, Workspace};

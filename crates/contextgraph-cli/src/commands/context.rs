@@ -161,7 +161,9 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         std::env::var_os("CI").as_deref(),
     );
     let options = EngineOptions {
-        progress,
+        // Indexing progress: a bar on a terminal, otherwise a start and an
+        // end line for a long index only (the search library decides).
+        progress: true,
         grant_command_args: args.selection.repeat_args(),
         ..EngineOptions::default()
     };

@@ -3,4 +3,5 @@
 
 mod common;
 
+mod freshness;
 mod search_api;
