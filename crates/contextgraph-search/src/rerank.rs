@@ -60,11 +60,11 @@ const SATURATION: f32 = 0.5;
 pub fn role_factor(role: FileRole) -> f32 {
     match role {
         FileRole::Code => 1.0,
-        FileRole::Test => 0.5,
+        FileRole::Test => 0.4,
         FileRole::Example => 0.5,
         FileRole::Vendored => 0.25,
-        FileRole::Stub => 0.7,
-        FileRole::Docs => 0.35,
+        FileRole::Stub => 0.5,
+        FileRole::Docs => 0.25,
         FileRole::Changelog => 0.3,
         FileRole::Licence => 0.2,
         FileRole::Lockfile => 0.1,
