@@ -23,8 +23,10 @@
 //!   tests' tiny models).
 //! - [`train`]: the co-occurrence / PPMI / truncated-SVD pipeline that built
 //!   the shipped model from source code (`examples/train.rs` drives it).
+//! - [`builtin`]: the shipped model, the default.
 #![warn(missing_docs)]
 
+pub mod builtin;
 mod encode;
 mod error;
 mod model;
@@ -33,6 +35,7 @@ pub mod tokenize;
 pub mod train;
 mod writer;
 
+pub use builtin::builtin;
 pub use encode::{cosine, dot, Embedding};
 pub use error::ModelError;
 pub use model::{

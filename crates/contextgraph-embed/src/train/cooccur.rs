@@ -10,6 +10,7 @@ use crate::tokenize::for_each_token;
 #[derive(Debug)]
 pub struct Cooccurrence {
     window: usize,
+    harmonic: bool,
     chunk_lines: usize,
     /// `(min_id << 32) | max_id` to summed weight; each unordered pair once.
     pairs: FxHashMap<u64, f32>,
@@ -22,11 +23,12 @@ pub struct Cooccurrence {
 
 impl Cooccurrence {
     /// Counts for a vocabulary of `vocab_len` tokens; a neighbour at
-    /// distance `d <= window` adds `1/d`; chunks of `chunk_lines` lines are
+    /// distance `d <= window` adds `1/d` if `harmonic`, else 1; chunks of `chunk_lines` lines are
     /// the documents of the pooling weights' frequencies.
-    pub fn new(vocab_len: usize, window: usize, chunk_lines: usize) -> Self {
+    pub fn new(vocab_len: usize, window: usize, chunk_lines: usize, harmonic: bool) -> Self {
         Self {
             window: window.max(1),
+            harmonic,
             chunk_lines: chunk_lines.max(1),
             pairs: FxHashMap::default(),
             chunk_df: vec![0; vocab_len],
@@ -63,7 +65,12 @@ impl Cooccurrence {
                     continue;
                 }
                 let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
-                *self.pairs.entry(key).or_insert(0.0) += 1.0 / (d + 1) as f32;
+                let weight = if self.harmonic {
+                    1.0 / (d + 1) as f32
+                } else {
+                    1.0
+                };
+                *self.pairs.entry(key).or_insert(0.0) += weight;
             }
         }
     }
@@ -109,18 +116,21 @@ mod tests {
     #[test]
     fn weights_neighbours_by_inverse_distance_within_the_window() {
         let v = vocab(&["aa", "bb", "cc", "dd"]);
-        let mut c = Cooccurrence::new(v.len(), 2, 50);
+        let mut c = Cooccurrence::new(v.len(), 2, 50, true);
         c.add("aa bb cc dd", &v);
         assert_eq!(c.get(0, 1), 1.0);
         assert_eq!(c.get(0, 2), 0.5);
         assert_eq!(c.get(0, 3), 0.0, "dd is three away, outside the window");
         assert_eq!(c.get(2, 1), 1.0, "pairs are unordered");
+        let mut uniform = Cooccurrence::new(v.len(), 2, 50, false);
+        uniform.add("aa bb cc dd", &v);
+        assert_eq!(uniform.get(0, 2), 1.0);
     }
 
     #[test]
     fn skips_unknown_tokens_and_self_pairs_and_does_not_cross_documents() {
         let v = vocab(&["aa", "bb"]);
-        let mut c = Cooccurrence::new(v.len(), 1, 50);
+        let mut c = Cooccurrence::new(v.len(), 1, 50, true);
         c.add("aa zz aa", &v);
         c.add("bb", &v);
         assert_eq!(c.pair_count(), 0);
@@ -129,7 +139,7 @@ mod tests {
     #[test]
     fn counts_chunk_frequency_once_per_chunk() {
         let v = vocab(&["aa", "bb"]);
-        let mut c = Cooccurrence::new(v.len(), 1, 2);
+        let mut c = Cooccurrence::new(v.len(), 1, 2, true);
         c.add("aa aa\naa\nbb\naa", &v);
         assert_eq!(c.chunk_count(), 2);
         assert_eq!(c.chunk_df(), [2, 1]);

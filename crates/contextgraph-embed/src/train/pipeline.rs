@@ -23,6 +23,9 @@ pub struct TrainConfig {
     pub dim: usize,
     /// Neighbours on each side counted as co-occurring.
     pub window: usize,
+    /// Weight a neighbour at distance `d` by `1/d` (true) or count every
+    /// neighbour in the window alike (false, more topical).
+    pub harmonic: bool,
     /// Lines per chunk for the pooling weights' frequencies.
     pub chunk_lines: usize,
     /// Context-distribution smoothing exponent.
@@ -43,10 +46,11 @@ impl Default for TrainConfig {
     fn default() -> Self {
         Self {
             vocab_size: 30_000,
-            min_groups: 3,
+            min_groups: 2,
             min_count: 5,
             dim: 96,
             window: 8,
+            harmonic: true,
             chunk_lines: 50,
             alpha: 0.75,
             min_pair_weight: 1.0,
@@ -111,7 +115,12 @@ where
     report.vocab = vocab.len();
     lap(&mut report.stage_seconds[0]);
 
-    let mut cooc = Cooccurrence::new(vocab.len(), config.window, config.chunk_lines);
+    let mut cooc = Cooccurrence::new(
+        vocab.len(),
+        config.window,
+        config.chunk_lines,
+        config.harmonic,
+    );
     for (_, text) in docs() {
         cooc.add(text, &vocab);
     }
@@ -161,8 +170,9 @@ where
     metadata.insert(
         "training".to_string(),
         format!(
-            "PPMI+SVD: window {} (1/d), alpha {}, min pair weight {}, U*S^{}, randomized SVD (oversample {}, {} power iterations, seed {}); weights ln((chunks+1)/(df+1)) over {}-line chunks; vocabulary: top {} tokens in >= {} groups, >= {} occurrences",
+            "PPMI+SVD: window {} ({}), alpha {}, min pair weight {}, U*S^{}, randomized SVD (oversample {}, {} power iterations, seed {}); weights ln((chunks+1)/(df+1)) over {}-line chunks; vocabulary: top {} tokens in >= {} groups, >= {} occurrences",
             config.window,
+            if config.harmonic { "1/d" } else { "uniform" },
             config.alpha,
             config.min_pair_weight,
             config.eig_power,

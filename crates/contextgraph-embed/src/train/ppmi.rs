@@ -59,7 +59,7 @@ mod tests {
                 .map(|t| (t.to_string(), 1))
                 .collect(),
         );
-        let mut c = Cooccurrence::new(v.len(), 1, 50);
+        let mut c = Cooccurrence::new(v.len(), 1, 50, true);
         // aa-bb always together; cc-dd together; one aa-cc meeting.
         for _ in 0..10 {
             c.add("aa bb", &v);
@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn min_weight_drops_rare_pairs() {
         let v = Vocab::from_ranked(["aa", "bb"].iter().map(|t| (t.to_string(), 1)).collect());
-        let mut c = Cooccurrence::new(v.len(), 1, 50);
+        let mut c = Cooccurrence::new(v.len(), 1, 50, true);
         c.add("aa bb", &v);
         assert_eq!(ppmi(&c, v.len(), 1.0, 2.0).nnz(), 0);
     }

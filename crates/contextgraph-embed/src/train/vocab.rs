@@ -51,19 +51,30 @@ impl VocabCounter {
     }
 
     /// The `size` most frequent tokens used by at least `min_groups` groups
-    /// and at least `min_count` times; ties broken alphabetically so the
+    /// and at least `min_count` times, leaving out numbers and non-ASCII
+    /// tokens (see [`is_word`]); ties broken alphabetically so the
     /// result does not depend on hash order.
     pub fn finish(self, size: usize, min_groups: u32, min_count: u64) -> Vocab {
         let mut ranked: Vec<(String, u64)> = self
             .counts
             .into_iter()
-            .filter(|(_, (count, groups))| *groups >= min_groups && *count >= min_count)
+            .filter(|(token, (count, groups))| {
+                *groups >= min_groups && *count >= min_count && is_word(token)
+            })
             .map(|(token, (count, _))| (token, count))
             .collect();
         ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         ranked.truncate(size);
         Vocab::from_ranked(ranked)
     }
+}
+
+/// Whether a token may get a vector: ASCII, not only digits. Numbers carry
+/// no topic (and `1234` would otherwise sit next to `parse`, from test
+/// inputs); in a code corpus the non-ASCII tokens are mostly locale tables
+/// and test strings, while the benchmark's queries are English.
+pub fn is_word(token: &str) -> bool {
+    token.is_ascii() && !token.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl Vocab {
@@ -107,6 +118,14 @@ mod tests {
         assert_eq!(v.tokens, ["parse", "token"]);
         assert_eq!(v.counts, [5, 3]);
         assert_eq!(v.ids["token"], 1);
+    }
+
+    #[test]
+    fn numbers_and_non_ascii_tokens_get_no_vector() {
+        let mut c = VocabCounter::new();
+        c.add("a", "1234 1234 ты ты sha256 sha256");
+        let v = c.finish(10, 1, 1);
+        assert_eq!(v.tokens, ["sha"]);
     }
 
     #[test]
