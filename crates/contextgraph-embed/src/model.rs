@@ -5,7 +5,6 @@
 //! shape `[vocab, dim]`) with the vocabulary carried in the file's metadata,
 //! so one file is the whole model. See the crate README for the full layout.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use rustc_hash::FxHashMap;
@@ -301,11 +300,11 @@ fn read_embeddings(
             if let Some(row) = scales.iter().position(|s| !s.is_finite()) {
                 return Err(bad_value(file, SCALES_TENSOR, row, "scale is not finite"));
             }
-            bytes
-                .iter()
-                .enumerate()
-                .map(|(i, &q)| f32::from(q as i8) * scales[i / dim])
-                .collect()
+            let mut out = Vec::with_capacity(rows * dim);
+            for (row, scale) in bytes.chunks_exact(dim).zip(&scales) {
+                out.extend(row.iter().map(|&q| f32::from(q as i8) * scale));
+            }
+            out
         }
         _ => return Err(wrong_dtype(file, EMBEDDINGS_TENSOR, emb, "F32, F16 or I8")),
     };
@@ -383,19 +382,17 @@ fn parse_vocab(text: &str, rows: usize, file: &str) -> Result<Vocab, ModelError>
     }
     let mut index = FxHashMap::default();
     index.reserve(rows);
-    let mut seen_at: BTreeMap<&str, usize> = BTreeMap::new();
     for (row, token) in tokens.iter().enumerate() {
         if token.is_empty() || token.chars().any(char::is_whitespace) {
             return Err(vocab_err(format!(
                 "token at row {row} is empty or holds whitespace"
             )));
         }
-        if let Some(first) = seen_at.insert(token, row) {
+        if let Some(first) = index.insert(token.clone(), row as u32) {
             return Err(vocab_err(format!(
                 "token `{token}` appears at rows {first} and {row}"
             )));
         }
-        index.insert(token.clone(), row as u32);
     }
     Ok((tokens, index))
 }

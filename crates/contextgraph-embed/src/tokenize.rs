@@ -39,8 +39,17 @@ enum Class {
     Other,
 }
 
+#[inline]
 fn class(c: char) -> Class {
-    if c.is_ascii_digit() || (c.is_numeric() && !c.is_alphabetic()) {
+    if c.is_ascii() {
+        return match c as u8 {
+            b'a'..=b'z' => Class::Lower,
+            b'A'..=b'Z' => Class::Upper,
+            b'0'..=b'9' => Class::Digit,
+            _ => Class::Other,
+        };
+    }
+    if c.is_numeric() && !c.is_alphabetic() {
         Class::Digit
     } else if c.is_uppercase() {
         Class::Upper
@@ -52,20 +61,34 @@ fn class(c: char) -> Class {
     }
 }
 
+/// The character starting at byte `i` (a character boundary) and its
+/// length; ASCII, the common case in code, skips UTF-8 decoding.
+#[inline]
+fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
+    let b = *text.as_bytes().get(i)?;
+    if b.is_ascii() {
+        return Some((char::from(b), 1));
+    }
+    let c = text.get(i..)?.chars().next()?;
+    Some((c, c.len_utf8()))
+}
+
 /// Calls `emit` with each normalised token of `text`, in order.
 ///
 /// `emit` receives a borrowed buffer that is reused between calls, so the
 /// tokenizer allocates nothing per token.
 pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
-    let mut part = String::with_capacity(MAX_TOKEN_CHARS + 4);
-    let mut chars = text.char_indices().peekable();
-    // The current part's characters, collected before normalisation.
-    let mut prev = Class::Other;
+    let mut part = String::with_capacity(4 * MAX_TOKEN_CHARS);
     let mut part_chars = 0usize;
-    while let Some((_, c)) = chars.next() {
+    let mut prev = Class::Other;
+    let mut i = 0usize;
+    while let Some((c, len)) = char_at(text, i) {
+        i += len;
         let cls = class(c);
         if cls == Class::Other {
-            flush(&mut part, &mut part_chars, &mut emit);
+            if part_chars > 0 {
+                flush(&mut part, &mut part_chars, &mut emit);
+            }
             prev = Class::Other;
             continue;
         }
@@ -74,15 +97,19 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
             (Class::Digit, Class::Lower | Class::Upper) => true,
             (Class::Lower | Class::Upper, Class::Digit) => true,
             // `HTTPServer`: the `S` starts a new part when a lowercase follows.
-            (Class::Upper, Class::Upper) => chars
-                .peek()
-                .is_some_and(|&(_, next)| class(next) == Class::Lower),
+            (Class::Upper, Class::Upper) => {
+                char_at(text, i).is_some_and(|(next, _)| class(next) == Class::Lower)
+            }
             _ => false,
         };
         if boundary {
             flush(&mut part, &mut part_chars, &mut emit);
         }
-        part.extend(c.to_lowercase());
+        if c.is_ascii() {
+            part.push(c.to_ascii_lowercase());
+        } else {
+            part.extend(c.to_lowercase());
+        }
         part_chars += 1;
         prev = cls;
     }
