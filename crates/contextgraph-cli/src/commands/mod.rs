@@ -7,11 +7,11 @@
 pub mod bridge;
 pub mod config;
 pub mod consent;
+pub mod consent_prompt;
 pub mod context;
 pub mod files;
 pub mod inspect;
 pub mod mcp;
-pub mod prompt;
 pub mod providers;
 pub mod serve;
 
