@@ -46,6 +46,7 @@ pub mod query_terms;
 pub mod rank;
 pub mod refresh;
 mod search;
+pub mod semantic;
 pub mod store;
 pub mod tokenize;
 pub mod uri;
