@@ -20,6 +20,7 @@
 //! BM25 and the other signals is the ranking layer's decision.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use contextgraph_embed::{ModelError, StaticModel};
 
@@ -28,13 +29,46 @@ use crate::index::sha256;
 use crate::search::SearchView;
 use crate::workspace::Workspace;
 
+/// Hashes a SHA-256 digest by its first eight bytes: they are already
+/// uniformly distributed, so running SipHash over all 32 (the default) only
+/// costs time on every lookup.
+#[derive(Debug, Default, Clone, Copy)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // `[u8; 32]` hashes as a length prefix (via `write_usize`) and one
+        // `write` of its bytes; other keys never reach this map.
+        for (i, &b) in bytes.iter().take(8).enumerate() {
+            self.0 ^= u64::from(b) << (8 * i);
+        }
+    }
+
+    fn write_usize(&mut self, _len: usize) {}
+}
+
+type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
+
+/// No row for this slot.
+const NO_ROW: u32 = u32::MAX;
+
 /// Chunk vectors computed with one model.
 #[derive(Debug, Clone)]
 pub struct SemanticIndex {
     dim: usize,
     fingerprint: String,
     /// Content digest → row in `vectors`.
-    rows: HashMap<[u8; 32], u32>,
+    rows: DigestMap<u32>,
+    /// Each row's digest (the inverse of `rows`).
+    row_digests: Vec<[u8; 32]>,
+    /// Slot → row as of the last update: a shortcut past the digest lookup,
+    /// trusted only when the slot's chunk still has that row's digest (the
+    /// index may have been refreshed or compacted since).
+    slot_rows: Vec<u32>,
     /// Unit-length vectors, `dim` values per row.
     vectors: Vec<f32>,
 }
@@ -57,7 +91,9 @@ impl SemanticIndex {
         Self {
             dim: model.dim(),
             fingerprint: model.fingerprint().to_string(),
-            rows: HashMap::new(),
+            rows: DigestMap::default(),
+            row_digests: Vec::new(),
+            slot_rows: Vec::new(),
             vectors: Vec::new(),
         }
     }
@@ -95,7 +131,10 @@ impl SemanticIndex {
         let view = workspace.view();
         let index = view.index();
         let mut report = SemanticUpdate::default();
-        let mut rows = HashMap::with_capacity(index.chunk_count());
+        let mut rows = DigestMap::default();
+        rows.reserve(index.chunk_count());
+        let mut row_digests = Vec::with_capacity(index.chunk_count());
+        let mut slot_rows = vec![NO_ROW; index.slot_capacity()];
         let mut vectors = Vec::with_capacity(index.chunk_count() * self.dim);
         let mut buffer = vec![0.0f32; self.dim];
         let mut text = String::new();
@@ -106,14 +145,18 @@ impl SemanticIndex {
             let Some((rel_path, chunk)) = index.chunk(slot) else {
                 continue;
             };
-            if rows.contains_key(&chunk.digest) {
+            if let Some(&row) = rows.get(&chunk.digest) {
+                slot_rows[slot as usize] = row;
                 report.reused += 1;
                 continue;
             }
             if let Some(&old) = self.rows.get(&chunk.digest) {
-                let row = old as usize * self.dim;
-                rows.insert(chunk.digest, (vectors.len() / self.dim) as u32);
-                vectors.extend_from_slice(&self.vectors[row..row + self.dim]);
+                let start = old as usize * self.dim;
+                let row = row_digests.len() as u32;
+                rows.insert(chunk.digest, row);
+                row_digests.push(chunk.digest);
+                slot_rows[slot as usize] = row;
+                vectors.extend_from_slice(&self.vectors[start..start + self.dim]);
                 report.reused += 1;
                 continue;
             }
@@ -147,11 +190,16 @@ impl SemanticIndex {
                 report.skipped += 1;
                 continue;
             }
-            rows.insert(chunk.digest, (vectors.len() / self.dim) as u32);
+            let row = row_digests.len() as u32;
+            rows.insert(chunk.digest, row);
+            row_digests.push(chunk.digest);
+            slot_rows[slot as usize] = row;
             vectors.extend_from_slice(&buffer);
             report.embedded += 1;
         }
         self.rows = rows;
+        self.row_digests = row_digests;
+        self.slot_rows = slot_rows;
         self.vectors = vectors;
         Ok(report)
     }
@@ -175,7 +223,11 @@ impl SemanticIndex {
         let mut scores: Vec<(u32, f32)> = (0..index.slot_capacity() as u32)
             .filter_map(|slot| {
                 let (_, chunk) = index.chunk(slot)?;
-                let row = *self.rows.get(&chunk.digest)? as usize * self.dim;
+                let row = match self.slot_rows.get(slot as usize) {
+                    Some(&row) if self.row_digests.get(row as usize) == Some(&chunk.digest) => row,
+                    _ => *self.rows.get(&chunk.digest)?,
+                } as usize
+                    * self.dim;
                 let v = &self.vectors[row..row + self.dim];
                 Some((slot, contextgraph_embed::dot(query, v)))
             })

@@ -81,9 +81,23 @@ fn updates_embed_only_new_content_and_skip_files_changed_since_indexing() {
     let stale = semantic.update(&ws, model()).expect("same model");
     assert!(stale.skipped > 0 && stale.embedded > 0, "{stale:?}");
 
-    // After a refresh the edited file's chunks are embedded and the
-    // untouched file's vectors are reused.
+    // Refreshed but not yet updated: the edited file's new chunks have no
+    // vector, and no stale vector is served for them.
     ws.refresh().expect("refresh");
+    {
+        let view = ws.view();
+        let scores = semantic
+            .semantic_scores(&view, model(), "draw a sprite")
+            .expect("same model");
+        assert!(!scores.is_empty());
+        for (slot, _) in scores {
+            let (path, _) = view.chunk(slot).expect("live slot");
+            assert_eq!(path, "src/retry.rs", "only the unchanged file has vectors");
+        }
+    }
+
+    // After the update the edited file's chunks are embedded and the
+    // untouched file's vectors are reused.
     let fresh = semantic.update(&ws, model()).expect("same model");
     assert!(
         fresh.embedded > 0 && fresh.reused > 0 && fresh.skipped == 0,
