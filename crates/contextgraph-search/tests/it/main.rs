@@ -4,3 +4,4 @@
 mod common;
 
 mod search_api;
+mod semantic;
