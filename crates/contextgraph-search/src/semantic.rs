@@ -71,6 +71,8 @@ pub struct SemanticIndex {
     slot_rows: Vec<u32>,
     /// Unit-length vectors, `dim` values per row.
     vectors: Vec<f32>,
+    /// Live chunks of the index at the last update.
+    generation_chunks: Option<usize>,
 }
 
 /// What an [`SemanticIndex::update`] did.
@@ -95,6 +97,7 @@ impl SemanticIndex {
             row_digests: Vec::new(),
             slot_rows: Vec::new(),
             vectors: Vec::new(),
+            generation_chunks: None,
         }
     }
 
@@ -116,6 +119,13 @@ impl SemanticIndex {
     /// Whether no chunk has a vector.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    /// Whether the vectors were last brought in line with an index of
+    /// `chunks` live chunks (a cheap staleness check; a refresh that changes
+    /// content changes digests, which `update` catches when this says no).
+    pub fn covers(&self, chunks: usize) -> bool {
+        self.generation_chunks == Some(chunks)
     }
 
     /// Brings the vectors in line with the workspace's current index:
@@ -201,6 +211,7 @@ impl SemanticIndex {
         self.row_digests = row_digests;
         self.slot_rows = slot_rows;
         self.vectors = vectors;
+        self.generation_chunks = Some(index.chunk_count());
         Ok(report)
     }
 
@@ -234,5 +245,43 @@ impl SemanticIndex {
             .collect();
         scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(scores)
+    }
+}
+
+impl Workspace {
+    /// Semantic scores of `goal` against every chunk, best first, from the
+    /// built-in model: the chunk vectors are embedded on first use and kept
+    /// in line with the index by content digest (only new content is
+    /// embedded). Empty when the semantic signal is off, the model cannot be
+    /// loaded, or the goal has no word the model knows.
+    pub fn semantic_scores(&self, goal: &str) -> Vec<(u32, f32)> {
+        if !self.shared.options.semantic {
+            return Vec::new();
+        }
+        let Ok(model) = contextgraph_embed::builtin() else {
+            return Vec::new();
+        };
+        let Ok(mut guard) = self.shared.semantic.lock() else {
+            return Vec::new();
+        };
+        let current = {
+            let view = self.view();
+            let chunks = view.index().chunk_count();
+            guard.as_ref().is_some_and(|s| s.covers(chunks))
+        };
+        if !current {
+            let mut index = guard.take().unwrap_or_else(|| SemanticIndex::new(model));
+            if index.update(self, model).is_err() {
+                return Vec::new();
+            }
+            *guard = Some(index);
+        }
+        let Some(index) = guard.as_ref() else {
+            return Vec::new();
+        };
+        let view = self.view();
+        index
+            .semantic_scores(&view, model, goal)
+            .unwrap_or_default()
     }
 }
