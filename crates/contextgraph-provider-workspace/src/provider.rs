@@ -369,6 +369,8 @@ impl Provider for WorkspaceProvider {
             .and_then(|t| Timestamp::parse(t).ok());
         let compact = query.select_representation(&[Representation::Full, Representation::Compact])
             == Some(Representation::Compact);
+        // Before the view: scoring may first bring the chunk vectors up to date.
+        let semantic = self.workspace.semantic_scores(query.match_text());
         let view = self.workspace.view();
         let index = view.index();
         let accept = |c: &ChunkRecord| {
@@ -381,6 +383,7 @@ impl Provider for WorkspaceProvider {
             &SearchOptions {
                 anchors: &query.anchors,
                 accept: &accept,
+                semantic: &semantic,
             },
             &mut files,
         );

@@ -49,6 +49,7 @@ pub mod rank;
 pub mod refresh;
 pub mod rerank;
 mod search;
+pub mod semantic;
 pub mod store;
 pub mod tokenize;
 pub mod uri;

@@ -58,6 +58,9 @@ pub(crate) struct Shared {
     pub(crate) index: RwLock<Index>,
     pub(crate) store: Option<Store>,
     pub(crate) refresh_lock: Mutex<()>,
+    /// Chunk vectors for the semantic signal, built on first use and
+    /// brought up to date (by content digest) before each scoring.
+    pub(crate) semantic: Mutex<Option<crate::semantic::SemanticIndex>>,
 }
 
 /// The search index of one workspace directory. Cheap to clone (shared
@@ -125,6 +128,7 @@ impl Workspace {
                 index: RwLock::new(index),
                 store,
                 refresh_lock: Mutex::new(()),
+                semantic: Mutex::new(None),
             }),
         };
         if source != IndexSource::Loaded {

@@ -5,3 +5,4 @@ mod common;
 
 mod freshness;
 mod search_api;
+mod semantic;
