@@ -33,6 +33,11 @@ impl Sandbox {
         let path = self.path(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
+        // The workspace cgp.toml a test writes is the user's own project's:
+        // trusted, as `cgp trust` records it (an invalid one is not).
+        if rel == "ws/cgp.toml" {
+            let _ = self.command(&["trust", path.to_str().unwrap()]).output();
+        }
         path
     }
 

