@@ -14,6 +14,7 @@
 mod cli;
 mod commands;
 mod output;
+mod safe_write;
 mod terminal;
 
 use std::process::ExitCode;

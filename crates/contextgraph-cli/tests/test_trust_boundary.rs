@@ -348,3 +348,107 @@ fn finding_2_a_workspace_consent_store_never_grants_consent() {
     assert_ne!(remote["consent"]["state"], "granted", "{remote}");
     let _ = std::io::stderr().flush();
 }
+
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Finding 4: `--html PATH` wrote a predictable `.NAME.PID.tmp` through
+/// symlinks, then renamed it over whatever PATH was. Planted temp-name
+/// symlinks must not redirect the write, and a symlink at PATH is refused,
+/// never replaced.
+#[test]
+fn finding_4_html_output_is_not_redirected_by_planted_symlinks() {
+    let s = Sandbox::new();
+    let out_dir = s.path("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let victim = s.write("victim.txt", "precious\n");
+    // The next pids, planted as the old temp names.
+    let next = Command::new("true").spawn().unwrap();
+    let base = next.id();
+    let mut next = next;
+    next.wait().unwrap();
+    for pid in base..base + 3000 {
+        std::os::unix::fs::symlink(&victim, out_dir.join(format!(".report.html.{pid}.tmp")))
+            .unwrap();
+    }
+    let report = out_dir.join("report.html");
+    let out = s.run(&[
+        "context",
+        "retry backoff",
+        "--html",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "precious\n",
+        "a planted temp symlink redirected the report"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!is_symlink(&report));
+
+    // A symlink at PATH pointing at a file: refused, link and file untouched.
+    let link = out_dir.join("linked.html");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let out = s.run(&["context", "retry backoff", "--html", link.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(is_symlink(&link), "the symlink was replaced");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+}
+
+/// Finding 4: a FIFO or a device the user names is written to, never
+/// replaced by a regular file (as root, `--html /dev/full` replaced
+/// `/dev/full`; here a private copy of that device is used).
+#[test]
+fn finding_4_html_output_writes_into_a_fifo_or_device_and_never_replaces_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Sandbox::new();
+    let fifo = s.path("report.fifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|st| st.success());
+    assert!(made, "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap_or_default())
+    };
+    let out = s.run(&["context", "retry backoff", "--html", fifo.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
+    assert!(reader.join().unwrap().starts_with("<!DOCTYPE html>"));
+
+    // A character device like /dev/full (1, 7): needs root to create.
+    let full = s.path("full");
+    let made = Command::new("mknod")
+        .arg(&full)
+        .args(["c", "1", "7"])
+        .status()
+        .is_ok_and(|st| st.success());
+    if !made {
+        eprintln!("skipped the device half: mknod needs root");
+        return;
+    }
+    let out = s.run(&["context", "retry backoff", "--html", full.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&full)
+            .unwrap()
+            .file_type()
+            .is_char_device(),
+        "the device was replaced by a regular file"
+    );
+}

@@ -210,8 +210,9 @@ fn write_outputs(args: &ContextArgs, answer: &ContextAnswer) -> Result<(), Comma
     output::finish_stdout(written.and_then(|()| stdout.flush()))
 }
 
-/// Render the HTML report and write it to `path`, via a temporary file in the
-/// same directory and a rename, so a failed write never leaves half a report.
+/// Render the HTML report and write it to `path` (see `safe_write`: a new
+/// file renamed over a regular one, a FIFO or device written to, a link
+/// to a file refused), so a failed write never leaves half a report.
 fn write_html(
     path: &std::path::Path,
     goal: &str,
@@ -225,25 +226,13 @@ fn write_html(
             ..Default::default()
         },
     );
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report.html".to_owned());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, page.as_bytes()).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!(
-            "--html {}: cannot write the report ({e}); check that the directory exists and is writable",
-            path.display()
+    crate::safe_write::write_file(path, page.as_bytes()).map_err(|e| {
+        format!(
+            "--html: cannot write the report: {}",
+            crate::terminal::for_terminal(&e.to_string())
         )
-        .into());
-    }
-    Ok(())
+        .into()
+    })
 }
 
 /// The composition's JSON (its documented shape) with `providers` and
