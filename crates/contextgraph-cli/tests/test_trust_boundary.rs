@@ -452,3 +452,104 @@ fn finding_4_html_output_writes_into_a_fifo_or_device_and_never_replaces_it() {
         "the device was replaced by a regular file"
     );
 }
+
+/// The user's own configuration (no trust needed) with one egress stdio provider.
+fn user_egress_provider(s: &Sandbox) -> (PathBuf, PathBuf) {
+    let marker = s.path("remote.started");
+    let log = s.path("remote.log");
+    let script = s.provider("bin/remote.sh", &marker, &log, EGRESS);
+    s.write(
+        "home/.config/cgp/cgp.toml",
+        &format!("[providers.remote]\ncommand = {}\n", toml_str(&script)),
+    );
+    (marker, log)
+}
+
+fn queries(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("\"type\":\"query\""))
+        .count()
+}
+
+/// Finding 8: corrupting a revocation line brought the revoked grant back
+/// into force. An unreadable line makes the provider it may concern
+/// "unknown — not granted", with a warning naming the line.
+#[test]
+fn finding_8_a_corrupt_revocation_does_not_bring_a_grant_back() {
+    let s = Sandbox::new();
+    let (_, log) = user_egress_provider(&s);
+    assert!(s.run(&["consent", "grant", "remote"]).status.success());
+    let out = s.run(&["consent", "revoke", "remote"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let store = s.path("data/consent.ndjson");
+    let text = std::fs::read_to_string(&store).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].contains("revocation"), "{text}");
+    // The revocation, damaged (its closing brace gone).
+    let damaged = format!("{}\n{}\n", lines[0], &lines[1][..lines[1].len() - 1]);
+    std::fs::write(&store, damaged).unwrap();
+
+    let out = s.run(&["context", "retry backoff", "--no-input"]);
+    let err = stderr(&out);
+    assert_eq!(queries(&log), 0, "the revoked provider was queried: {err}");
+    assert!(err.contains("line 2"), "{err}");
+    let out = s.run(&["providers", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let remote = &v[0];
+    assert_eq!(remote["consent"]["state"], "required", "{v}");
+    assert!(
+        remote["consent"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unknown — not granted"),
+        "{v}"
+    );
+    let out = s.run(&["consent", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["records"][0]["state"], "unknown_not_granted", "{v}");
+}
+
+/// Finding 8: `consent grant` reported success on a store over its read
+/// cap (a store that can never be read again); `consent list` on a store
+/// path that is a directory said "no records", exit 0.
+#[test]
+fn finding_8_writes_that_would_make_the_store_unreadable_are_refused_and_a_non_file_store_is_an_error(
+) {
+    let s = Sandbox::new();
+    user_egress_provider(&s);
+    let store = s.path("data/consent.ndjson");
+    std::fs::create_dir_all(s.path("data")).unwrap();
+    // Just under the 64 MiB read cap, readable (blank lines are skipped).
+    let size = 64 * 1024 * 1024 - 16;
+    std::fs::write(&store, vec![b' '; size]).unwrap();
+    let out = s.run(&["consent", "grant", "remote"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("nothing was recorded"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::metadata(&store).unwrap().len(), size as u64);
+    assert!(s.run(&["consent", "list"]).status.success());
+
+    std::fs::remove_file(&store).unwrap();
+    std::fs::create_dir_all(&store).unwrap();
+    let out = s.run(&["consent", "list"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["consent", "grant", "remote"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let out = s.run(&["context", "retry backoff", "--no-input"]);
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -206,10 +206,11 @@ fn describe(record: &ConsentRecord) -> String {
 fn list(args: ListArgs) -> Result<(), CommandError> {
     let config = args.selection.load()?;
     let path = contextgraph_engine::store_path(&config)?;
-    let entries: Vec<LedgerEntry> = if path.is_file() {
+    // A directory or FIFO there is an error (from open), not "no records".
+    let entries: Vec<LedgerEntry> = if path.exists() {
         let ledger = ConsentStore::open(&path)?.load()?;
         for w in &ledger.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::terminal::for_terminal(w));
         }
         ledger_entries(&ledger, Timestamp::now())
     } else {
@@ -287,7 +288,7 @@ fn grant(args: GrantArgs) -> Result<(), CommandError> {
 fn revoke_cmd(args: RevokeArgs) -> Result<(), CommandError> {
     let config = args.selection.load()?;
     let path = contextgraph_engine::store_path(&config)?;
-    if !path.is_file() {
+    if !path.exists() {
         return Err(format!(
             "provider {}: nothing is granted to it (the consent store {} does not exist yet)",
             args.provider,
