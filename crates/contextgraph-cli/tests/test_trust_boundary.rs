@@ -553,3 +553,150 @@ fn finding_8_writes_that_would_make_the_store_unreadable_are_refused_and_a_non_f
         stderr(&out)
     );
 }
+
+/// Send `lines` to `cgp mcp` (with this sandbox's configuration), then
+/// close stdin; the JSON replies by id, and stderr.
+fn mcp_session(s: &Sandbox, lines: &[Vec<u8>]) -> (Vec<serde_json::Value>, String) {
+    let mut child = s
+        .command(&["mcp", "--dir", s.path("repo").to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines.to_vec();
+    let writer = std::thread::spawn(move || {
+        for l in lines {
+            if stdin.write_all(&l).and(stdin.write_all(b"\n")).is_err() {
+                return;
+            }
+            let _ = stdin.flush();
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // Let the last answers out before closing.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+    });
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let replies = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    (replies, stderr(&out))
+}
+
+fn reply_with_id(replies: &[serde_json::Value], id: serde_json::Value) -> &serde_json::Value {
+    replies
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no reply with id {id}: {replies:?}"))
+}
+
+/// Finding 9: `cgp mcp` dropped requests it could not decode without a
+/// word, and `get_context` said `isError: false` when no provider answered.
+#[test]
+fn finding_9_mcp_answers_every_undecodable_request_and_an_empty_context_is_an_error() {
+    let s = Sandbox::new();
+    // The user's own configuration: nothing that can answer.
+    s.write(
+        "home/.config/cgp/cgp.toml",
+        "[providers.workspace]\nenabled = false\n[providers.ghost]\ncommand = \"/nonexistent/ghost-provider\"\n",
+    );
+    let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_vec();
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+    let mut huge = br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_context","arguments":{"goal":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'a', 5 * 1024 * 1024));
+    huge.extend_from_slice(br#""}}}"#);
+    let lines = vec![
+        init,
+        initialized,
+        b"this is not json".to_vec(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"x\":\"\xff\xfe\"}".to_vec(),
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[1,2]}"#.to_vec(),
+        huge,
+        br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"get_context","arguments":{"goal":"retry backoff"}}}"#.to_vec(),
+    ];
+    let (replies, err) = mcp_session(&s, &lines);
+    let nulls: Vec<&serde_json::Value> = replies.iter().filter(|r| r["id"].is_null()).collect();
+    assert_eq!(nulls.len(), 2, "{replies:?}");
+    assert!(
+        nulls.iter().all(|r| r["error"]["code"] == -32700),
+        "{replies:?}"
+    );
+    assert_eq!(reply_with_id(&replies, 7.into())["error"]["code"], -32602);
+    assert_eq!(reply_with_id(&replies, 9.into())["error"]["code"], -32600);
+    assert!(err.matches("refused a message").count() >= 4, "{err}");
+    let ctx = reply_with_id(&replies, 10.into());
+    assert_eq!(ctx["result"]["isError"], true, "{ctx}");
+    let text = ctx["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("no provider answered"), "{text}");
+    assert!(text.contains("provider ghost"), "{text}");
+}
+
+/// Finding 10: `cgp bridge mcp` waited a fixed 20 s for the MCP server's
+/// `initialize`, ignoring `--timeout-ms` and a `shutdown` sent meanwhile.
+#[test]
+fn finding_10_bridge_start_up_honours_timeout_ms_and_shutdown() {
+    let s = Sandbox::new();
+    let silent = s.script(
+        "bin/silent-mcp.sh",
+        "#!/bin/sh\nexec sleep 30 2>/dev/null\n",
+    );
+    let start = std::time::Instant::now();
+    let out = s
+        .command(&[
+            "bridge",
+            "mcp",
+            "--timeout-ms",
+            "300",
+            "--",
+            silent.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+
+    let start = std::time::Instant::now();
+    let mut child = s
+        .command(&[
+            "bridge",
+            "mcp",
+            "--timeout-ms",
+            "300",
+            "--",
+            silent.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("within 300ms"), "{}", stderr(&out));
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+
+    let start = std::time::Instant::now();
+    let mut child = s
+        .command(&["bridge", "mcp", "--", silent.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"type\":\"shutdown\"}\n").unwrap();
+    stdin.flush().unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "shutdown was not honoured during start-up"
+    );
+}

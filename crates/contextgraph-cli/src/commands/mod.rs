@@ -5,6 +5,7 @@
 //! `main` prints it and exits 1.
 
 pub mod bridge;
+pub mod bridge_startup;
 pub mod config;
 pub mod consent;
 pub mod context;
