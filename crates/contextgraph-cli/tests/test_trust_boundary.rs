@@ -700,3 +700,114 @@ fn finding_10_bridge_start_up_honours_timeout_ms_and_shutdown() {
         "shutdown was not honoured during start-up"
     );
 }
+
+/// Finding 11: values the MCP tool and cgp.toml refuse were accepted by
+/// flags (`--budget 0`, unknown `--kinds`, `--max-body-bytes 0`, a
+/// one-character token), bad values exited 1 although `--help` promises 2,
+/// a warning named a key cgp.toml rejects, and "duplicate key" named none.
+#[test]
+fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
+    let s = Sandbox::new();
+    let usage = |args: &[&str], env: &[(&str, &str)], says: &[&str]| {
+        let mut cmd = s.command(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        for word in says {
+            assert!(stderr(&out).contains(word), "{args:?}: {}", stderr(&out));
+        }
+    };
+    usage(
+        &["context", "retry", "--budget", "0"],
+        &[],
+        &["--budget", "must be at least 1 (model tokens)"],
+    );
+    for bad in ["symbols", "bogus"] {
+        usage(
+            &["context", "retry", "--kinds", &format!("doc,{bad}")],
+            &[],
+            &["--kinds", "not a frame kind", "snippet"],
+        );
+    }
+    usage(
+        &[
+            "serve",
+            "workspace",
+            ".",
+            "--http",
+            "127.0.0.1:0",
+            "--max-body-bytes",
+            "0",
+        ],
+        &[],
+        &["--max-body-bytes", "at least 1 byte"],
+    );
+    usage(
+        &[
+            "serve",
+            "workspace",
+            ".",
+            "--http",
+            "127.0.0.1:0",
+            "--token-env",
+            "CGP_T",
+        ],
+        &[("CGP_T", "x")],
+        &["--token-env CGP_T", "at least 16"],
+    );
+    usage(
+        &["consent", "grant", "workspace", "--scope", "bogus"],
+        &[],
+        &["--scope", "is not a scope"],
+    );
+    // The MCP tool refuses the same values (same words for kinds).
+    // cgp.toml: budget = 0 is refused with the same sentence as --budget 0.
+    let file = s.write("conf/zero.toml", "budget = 0\n");
+    let out = s.run(&["config", "--config", file.to_str().unwrap()]);
+    assert!(
+        stderr(&out).contains("must be at least 1 (model tokens)"),
+        "{}",
+        stderr(&out)
+    );
+    // "duplicate key" names the key, for a key and for a table.
+    let file = s.write(
+        "conf/dup.toml",
+        "[providers.a]\ncommand = \"x\"\n[providers.a]\ncommand = \"y\"\n",
+    );
+    let out = s.run(&["config", "--config", file.to_str().unwrap()]);
+    assert!(
+        stderr(&out).contains("key `providers.a`: duplicate key"),
+        "{}",
+        stderr(&out)
+    );
+    let file = s.write(
+        "conf/dup2.toml",
+        "[providers.a]\ncommand = \"x\"\ncommand = \"y\"\n",
+    );
+    let out = s.run(&["config", "--config", file.to_str().unwrap()]);
+    assert!(
+        stderr(&out).contains("key `providers.a.command`: duplicate key"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A provider over the line cap: the message does not send the user to a
+    // key cgp.toml rejects.
+    let huge = s.script(
+        "bin/huge.sh",
+        "#!/bin/sh\nread line\nhead -c 17000000 /dev/zero | tr '\\0' a\nsleep 5\n",
+    );
+    s.write(
+        "home/.config/cgp/cgp.toml",
+        &format!(
+            "[providers.workspace]\nenabled = false\n[providers.huge]\ncommand = {}\n",
+            toml_str(&huge)
+        ),
+    );
+    let out = s.run(&["providers"]);
+    let err = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(err.contains("line cap"), "{err}");
+    assert!(!err.contains("raise max_line_bytes"), "{err}");
+}

@@ -241,18 +241,18 @@ fn grant(args: GrantArgs) -> Result<(), CommandError> {
         .expires
         .as_deref()
         .map(|e| parse_expiry(e, now))
-        .transpose()?;
+        .transpose()
+        .map_err(|e| super::UsageError(e.to_string()))?;
     let scopes: Vec<EgressScope> = args
         .scopes
         .iter()
         .map(|s| EgressScope::from_wire(s.trim()))
         .collect();
     if let Some(bad) = scopes.iter().find(|s| !s.is_valid()) {
-        return Err(format!(
+        return Err(Box::new(super::UsageError(format!(
             "--scope {:?} is not a scope: use local-only, org-tenant, third-party-index, third-party-model or vendor:name",
             bad.as_str()
-        )
-        .into());
+        ))));
     }
     let request = GrantRequest {
         scopes,

@@ -62,7 +62,7 @@ pub struct ContextArgs {
     #[command(flatten)]
     pub selection: ConfigSelection,
     /// The budget for the whole prompt block (default: budget in cgp.toml, else 8000).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::validate::budget)]
     pub budget: Option<u32>,
     /// Whether --budget counts model tokens (converted with --safety-factor) or budget tokens (bytes/4).
     #[arg(long, value_enum, default_value_t = BudgetUnit::Model)]
@@ -71,7 +71,7 @@ pub struct ContextArgs {
     #[arg(long)]
     pub safety_factor: Option<f64>,
     /// Only these frame kinds (comma-separated: snippet, symbol, doc, …).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::validate::kind)]
     pub kinds: Vec<String>,
     /// A file or symbol the goal is about; frames near it rank higher (repeatable).
     #[arg(long = "anchor")]

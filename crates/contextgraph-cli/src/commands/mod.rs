@@ -22,6 +22,19 @@ use crate::cli::Command;
 /// What a command returns on failure.
 pub type CommandError = Box<dyn std::error::Error + Send + Sync>;
 
+/// A bad argument value found after parsing (a scope, an expiry, a
+/// token): `cgp` exits 2 for it, as `--help` promises for usage errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
 /// Run one command.
 pub fn run(command: Command) -> Result<(), CommandError> {
     match command {
