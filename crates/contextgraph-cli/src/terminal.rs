@@ -22,6 +22,15 @@ pub fn for_terminal(text: &str) -> String {
     out
 }
 
+/// [`for_terminal`] for a multi-line message (an error with indented
+/// reasons): newlines stay, every other control character is escaped.
+pub fn lines_for_terminal(text: &str) -> String {
+    text.split('\n')
+        .map(for_terminal)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// [`for_terminal`] for a path (shown lossily when it is not UTF-8).
 pub fn path_for_terminal(path: &std::path::Path) -> String {
     for_terminal(&path.to_string_lossy())

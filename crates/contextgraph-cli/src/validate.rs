@@ -39,7 +39,7 @@ pub fn max_body_bytes(text: &str) -> Result<usize, String> {
 }
 
 /// Shortest bearer token accepted: one guessable in a few tries protects nothing.
-pub const MIN_TOKEN_CHARS: usize = 16;
+pub const MIN_TOKEN_CHARS: usize = 12;
 
 /// Why a bearer token is too weak to serve with, if it is.
 pub fn token_strength(token: &str) -> Result<(), String> {
@@ -64,6 +64,7 @@ mod tests {
         assert_eq!(kind("symbol"), Ok("symbol".to_owned()));
         assert!(max_body_bytes("0").is_err());
         assert!(token_strength("x").is_err());
-        assert!(token_strength("0123456789abcdef").is_ok());
+        assert!(token_strength("0123456789ab").is_ok());
+        assert!(token_strength("0123456789a").is_err());
     }
 }

@@ -755,7 +755,7 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
             "CGP_T",
         ],
         &[("CGP_T", "x")],
-        &["--token-env CGP_T", "at least 16"],
+        &["--token-env CGP_T", "at least 12"],
     );
     usage(
         &["consent", "grant", "workspace", "--scope", "bogus"],
@@ -810,4 +810,55 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
     let err = format!("{}{}", stdout(&out), stderr(&out));
     assert!(err.contains("line cap"), "{err}");
     assert!(!err.contains("raise max_line_bytes"), "{err}");
+}
+
+/// Whether `text` holds anything a terminal would obey rather than show.
+fn has_terminal_controls(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+/// Finding 7: escape sequences in file names and in provider names and
+/// versions reached the terminal through `--explain`, `cgp providers`,
+/// `cgp consent grant|list` and the warnings.
+#[test]
+fn finding_7_escape_sequences_from_files_and_providers_are_shown_not_obeyed() {
+    let s = Sandbox::new();
+    s.write(
+        "repo/src/\x1b]0;pwned\x07\x1b[2Jretry\u{202e}.rs",
+        "/// Retries with exponential backoff.\npub fn retry_backoff_evil() {}\n",
+    );
+    let out = s.run(&["context", "retry backoff", "--explain"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("retry"), "{err}");
+    assert!(!has_terminal_controls(&err), "--explain: {err:?}");
+
+    // A provider whose name and version carry escape sequences.
+    let log = s.path("remote.log");
+    let marker = s.path("remote.started");
+    let script = s.provider("bin/remote.sh", &marker, &log, EGRESS);
+    let body = std::fs::read_to_string(&script).unwrap().replace(
+        r#""name":"evil","version":"1.0.0""#,
+        r#""name":"evil\u001b]0;owned\u0007","version":"1.0\u001b[2J\u202e""#,
+    );
+    std::fs::write(&script, body).unwrap();
+    s.write(
+        "home/.config/cgp/cgp.toml",
+        &format!("[providers.remote]\ncommand = {}\n", toml_str(&script)),
+    );
+    for args in [
+        &["providers"][..],
+        &["context", "retry backoff", "--no-input"][..],
+        &["consent", "grant", "remote"][..],
+        &["consent", "list"][..],
+    ] {
+        let out = s.run(args);
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(!has_terminal_controls(&all), "cgp {args:?}: {all:?}");
+    }
+    let out = s.run(&["consent", "list"]);
+    assert!(stdout(&out).contains("1.0\\u{1b}[2J"), "{}", stdout(&out));
 }

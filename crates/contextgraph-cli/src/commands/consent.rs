@@ -165,8 +165,13 @@ fn print_text(text: &str) -> Result<(), CommandError> {
     )
 }
 
-/// One line describing a record.
+/// One line describing a record: every field comes from the store file
+/// or a provider's handshake, so it is shown through `for_terminal`.
 fn describe(record: &ConsentRecord) -> String {
+    crate::terminal::for_terminal(&describe_raw(record))
+}
+
+fn describe_raw(record: &ConsentRecord) -> String {
     let until = |e: &Option<String>| {
         e.as_ref()
             .map(|e| format!(" until {e}"))
@@ -219,7 +224,10 @@ fn list(args: ListArgs) -> Result<(), CommandError> {
     if args.json {
         return print_json(&serde_json::json!({ "store": path, "records": entries }));
     }
-    let mut out = format!("# consent store: {}\n", path.display());
+    let mut out = format!(
+        "# consent store: {}\n",
+        crate::terminal::path_for_terminal(&path)
+    );
     if entries.is_empty() {
         out.push_str("# no records: no egress provider may be sent anything\n");
     }

@@ -32,6 +32,7 @@ use contextgraph_types::FrameKind;
 use super::config::{runtime, ConfigSelection};
 use super::{prompt, CommandError};
 use crate::output;
+use crate::terminal::for_terminal;
 
 /// Arguments of `cgp context`.
 #[derive(Debug, Args)]
@@ -257,7 +258,7 @@ fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
 fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
     let mut err = std::io::stderr().lock();
     for w in &answer.warnings {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", for_terminal(w));
     }
     let failed: Vec<String> = answer
         .providers
@@ -273,10 +274,11 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
         })
         .collect();
     if answer.answered() == 0 {
+        let failed: Vec<String> = failed.iter().map(|f| for_terminal(f)).collect();
         return Err(format!("no provider answered:\n  {}", failed.join("\n  ")).into());
     }
     for f in &failed {
-        let _ = writeln!(err, "warning: {f}");
+        let _ = writeln!(err, "warning: {}", for_terminal(f));
     }
     Ok(())
 }
@@ -325,11 +327,13 @@ fn explain(c: &Composition) {
             FrameStatus::Included(inc) => ("included", format!("as {:?}", inc.label)),
             FrameStatus::Excluded(exc) => ("excluded", format!("{exc}")),
         };
+        // Frame ids and reasons carry file names and provider text.
+        let detail = for_terminal(&detail);
         let _ = writeln!(
             err,
             "{status:<9} {:>6}  {:<48}  {detail}",
             f.token_cost,
-            truncate(&f.frame.frame_id, 48)
+            truncate(&for_terminal(&f.frame.frame_id), 48)
         );
     }
 }
