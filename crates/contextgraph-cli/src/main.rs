@@ -21,6 +21,13 @@ mod validate;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // `cgp inspect host` re-runs this binary as the host suite's stdio
+    // adversaries, marked by an environment variable it sets on those
+    // children only; they take no cgp arguments and have no command.
+    if contextgraph_conformance_host::adversary_requested() {
+        let code = contextgraph_conformance_host::serve_adversary(std::env::args_os().skip(1));
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let color = output::ColorMode::detect();
     let cli = match cli::parse(color) {
         Ok(cli) => cli,

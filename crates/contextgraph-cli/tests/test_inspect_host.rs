@@ -1,6 +1,6 @@
 //! `cgp inspect host`: this build's host and composer against the host
-//! suite's adversaries (the stdio ones are `cgp` itself, re-run as the
-//! hidden `cgp inspect adversary`), green under `--strict`, with the
+//! suite's adversaries (the stdio ones are `cgp` itself, re-run as one by
+//! an environment variable, no command), green under `--strict`, with the
 //! documented JSON report and exit codes.
 
 use std::process::{Command, Output, Stdio};
@@ -85,10 +85,24 @@ fn inspect_host_help_shows_examples() {
 }
 
 #[test]
-fn the_hidden_adversary_serves_the_misbehaving_modes() {
-    let out = cgp(&["inspect", "adversary", "--", "--list-modes"]);
+fn the_adversaries_have_no_command_and_serve_only_when_the_suite_asks() {
+    // No `cgp inspect adversary` any more: a usage error.
+    let gone = cgp(&["inspect", "adversary", "--", "--list-modes"]);
+    assert_eq!(gone.status.code(), Some(2));
+    // Re-run the way `cgp inspect host` does, cgp serves its adversaries.
+    let adversary = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cgp"))
+            .args(args)
+            .env(
+                contextgraph_conformance_host::stdio_adversary::ADVERSARY_ENV,
+                contextgraph_conformance_host::stdio_adversary::ADVERSARY_ENV_VALUE,
+            )
+            .output()
+            .expect("run cgp")
+    };
+    let out = adversary(&["--list-modes"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).lines().any(|l| l == "crash-on-query"));
-    let bad = cgp(&["inspect", "adversary", "--", "--mode", "nope"]);
+    let bad = adversary(&["--mode", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
 }

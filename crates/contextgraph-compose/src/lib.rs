@@ -128,6 +128,7 @@ mod labels;
 mod outcome;
 mod parallel;
 mod placement;
+mod status;
 
 pub use audit::{
     Audit, BudgetAudit, DuplicateBasis, Exclusion, FrameAudit, FrameStatus, Inclusion,
@@ -139,3 +140,4 @@ pub use fence::{parse_prompt, render_prompt, FenceAttributes, FencedFrame, Parse
 pub use hash::{sha256_digest, ContentSha256, Sha256Hasher};
 pub use outcome::{ProviderOutcome, ProviderStatus, ViolationRecord};
 pub use placement::{edges_first, Placement};
+pub use status::OutcomeStatus;

@@ -32,9 +32,13 @@
 //!   checks, separate ones for malformed input and shutdown, run
 //!   concurrently) and assembles the [`Report`].
 //! - [`report`]: the serde [`Report`] and its text rendering.
-//! - [`host_suite`]: the other direction, [`run_host_suite`] (`cgp inspect
-//!   host`): this project's host and composer against adversarial
-//!   providers, each paired with a well-behaved twin.
+//! - [`outcome`]: how one check ended ([`Outcome`], [`Evidence`]), shared
+//!   with the host suite.
+//!
+//! The other direction, this project's host and composer against
+//! adversarial providers (`cgp inspect host`), is the separate crate
+//! `contextgraph-conformance-host`: this crate needs no async runtime and
+//! no host, so a provider author can depend on it alone.
 //!
 //! # Timeouts
 //!
@@ -56,20 +60,20 @@
 #![forbid(unsafe_code)]
 
 pub mod checks;
-pub mod host_suite;
 pub mod options;
+pub mod outcome;
 pub mod probe;
 pub mod report;
 pub mod suite;
 pub mod target;
-mod text;
+pub mod text;
 
 pub use checks::CheckId;
-pub use host_suite::{
-    run_host_suite, serve_adversary, AdversaryCommand, HostCheckId, HostSuiteOptions, HOST_TARGET,
-};
 pub use options::SuiteOptions;
-pub use report::{CheckReport, NotApplicable, ProviderSummary, Report, Status, Summary, Verdict};
+pub use outcome::{Evidence, Kind, Outcome};
+pub use report::{
+    CheckReport, NotApplicable, ProviderSummary, Report, Status, Summary, Verdict, HOST_TARGET,
+};
 pub use suite::run_suite;
 #[cfg(feature = "http")]
 pub use target::http::{BearerToken, BearerTokenError, CaCertError, HttpTargetOptions};

@@ -35,6 +35,11 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+/// The `target` of a host-suite report (`cgp inspect host`, crate
+/// `contextgraph-conformance-host`): its provider line names the host under
+/// test instead of a provider.
+pub const HOST_TARGET: &str = "host";
+
 /// Most evidence lines kept per check (the rest are summarised in one line).
 pub const MAX_EVIDENCE_LINES: usize = 24;
 
@@ -207,7 +212,7 @@ impl Report {
         let _ = writeln!(out, "cgp inspect: {}", self.target);
         match &self.provider {
             Some(p) => {
-                let role = if self.target == crate::HOST_TARGET {
+                let role = if self.target == HOST_TARGET {
                     "host under test"
                 } else {
                     "provider"

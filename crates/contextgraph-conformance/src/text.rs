@@ -1,13 +1,14 @@
-//! Bounding provider-controlled text before it goes into a report.
+//! Bounding provider-controlled text before it goes into a report (public
+//! so the host suite bounds its evidence the same way).
 
 /// Longest single evidence line, in bytes: evidence quotes provider text
 /// (messages, titles, ids), and a provider must not be able to make the
 /// report as large as its answers.
-pub(crate) const MAX_EVIDENCE_BYTES: usize = 600;
+pub const MAX_EVIDENCE_BYTES: usize = 600;
 
 /// The longest prefix of `text` within `max` bytes, cut at a char boundary,
 /// with `…` appended when something was cut.
-pub(crate) fn clip(text: &str, max: usize) -> String {
+pub fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
@@ -19,7 +20,7 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 }
 
 /// A byte string shown to a person: lossy UTF-8, clipped.
-pub(crate) fn show_bytes(bytes: &[u8], max: usize) -> String {
+pub fn show_bytes(bytes: &[u8], max: usize) -> String {
     let cut = &bytes[..bytes.len().min(max)];
     let mut text = String::from_utf8_lossy(cut).into_owned();
     if bytes.len() > max {

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use contextgraph_conformance::{run_suite, CheckId, Report, SuiteOptions, Target};
-use contextgraph_provider_misbehaving::Mode;
+use contextgraph_fixture_misbehaving::Mode;
 
 /// The checks that must fail for each non-conformant mode.
 fn expected(mode: Mode) -> &'static [CheckId] {

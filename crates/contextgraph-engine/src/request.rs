@@ -2,12 +2,9 @@
 //! ([`ContextAnswer`]), and how each provider's fan-out outcome becomes a
 //! composition input plus a summary a person can act on.
 
-use contextgraph_compose::{
-    Budget, Composition, Placement, ProviderOutcome as ComposeOutcome,
-    ProviderStatus as ComposeStatus,
-};
+use contextgraph_compose::{Budget, Composition, Placement, ProviderOutcome as ComposeOutcome};
 use contextgraph_host::ProviderOutcome;
-use contextgraph_types::{ErrorCode, FrameKind};
+use contextgraph_types::FrameKind;
 use serde::Serialize;
 
 /// A request for context.
@@ -77,27 +74,7 @@ impl ContextAnswer {
     }
 }
 
-/// What happened with one provider, in a few words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutcomeStatus {
-    /// Its answer passed the audit.
-    Accepted,
-    /// An egress provider without consent: nothing was sent (C1, C2, C6).
-    ConsentRequired,
-    /// No answer in time.
-    TimedOut,
-    /// It crashed or its transport broke.
-    Crashed,
-    /// It answered with an error.
-    Error,
-    /// Its answer broke protocol rules and was dropped whole (B2).
-    Quarantined,
-    /// It cannot be sent this query (nothing was sent).
-    Skipped,
-    /// It could not be started or handshaken.
-    NotStarted,
-}
+pub use contextgraph_compose::OutcomeStatus;
 
 /// One provider's line in a [`ContextAnswer`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -158,9 +135,11 @@ pub(crate) fn map_outcome(
     outcome: &ProviderOutcome,
     grant: &dyn Fn(&[String]) -> String,
 ) -> (ComposeOutcome, ProviderOutcomeSummary) {
-    let mut summary = ProviderOutcomeSummary::new(name, Some(provider_id), OutcomeStatus::Accepted);
-    let without = |status| ComposeOutcome::without_frames(provider_id, status);
-    let compose = match outcome {
+    // The composer's input and the status word come from the host's one
+    // mapping; what is added here is the sentence a person reads.
+    let compose = outcome.to_composition(provider_id, Vec::new());
+    let mut summary = ProviderOutcomeSummary::new(name, Some(provider_id), outcome.status());
+    summary.detail = match outcome {
         ProviderOutcome::Accepted {
             frames,
             truncated,
@@ -169,7 +148,7 @@ pub(crate) fn map_outcome(
             summary.frames = frames.len();
             summary.truncated = *truncated;
             summary.dropped_unknown_kinds = dropped.len();
-            ComposeOutcome::accepted(provider_id, frames.clone())
+            None
         }
         ProviderOutcome::ConsentRequired {
             provider_version,
@@ -177,12 +156,11 @@ pub(crate) fn map_outcome(
             ..
         } => {
             let command = grant(&[]);
-            summary.status = OutcomeStatus::ConsentRequired;
-            summary.detail = Some(format!(
+            let detail = format!(
                 "C1/C2: {provider_id} {provider_version} sends data off this machine and {reason}; nothing was sent to it. To allow it, run: {command}"
-            ));
+            );
             summary.action = Some(command);
-            without(ComposeStatus::ConsentMissing { scopes: Vec::new() })
+            Some(detail)
         }
         ProviderOutcome::ScopeReceiptsMissing {
             scopes,
@@ -190,56 +168,35 @@ pub(crate) fn map_outcome(
         } => {
             let scopes: Vec<String> = scopes.iter().map(|s| s.as_str().to_owned()).collect();
             let command = grant(&scopes);
-            summary.status = OutcomeStatus::ConsentRequired;
-            summary.detail = Some(format!(
+            let detail = format!(
                 "C6: {provider_id} {provider_version} sends data to {} without a consent receipt for it; nothing was sent to it. To allow it, run: {command}",
                 scopes.join(", ")
-            ));
+            );
             summary.action = Some(command);
-            without(ComposeStatus::ConsentMissing { scopes })
+            Some(detail)
         }
-        ProviderOutcome::TimedOut { after_ms } => {
-            summary.status = OutcomeStatus::TimedOut;
-            summary.detail = Some(format!(
-                "no answer within {after_ms} ms; raise its timeout_ms in cgp.toml if it is just slow"
-            ));
-            without(ComposeStatus::TimedOut {
-                after_ms: u64::try_from(*after_ms).unwrap_or(u64::MAX),
-            })
-        }
+        ProviderOutcome::TimedOut { after_ms } => Some(format!(
+            "no answer within {after_ms} ms; raise its timeout_ms in cgp.toml if it is just slow"
+        )),
         ProviderOutcome::Crashed {
             status,
             stderr_tail,
-        } => {
-            summary.status = OutcomeStatus::Crashed;
-            summary.detail = Some(shorten(&format!(
-                "crashed ({status}); its stderr ended with: {stderr_tail:?}"
-            )));
-            without(ComposeStatus::Crashed {
-                detail: shorten(status),
-            })
-        }
+        } => Some(shorten(&format!(
+            "crashed ({status}); its stderr ended with: {stderr_tail:?}"
+        ))),
         ProviderOutcome::ProviderError {
             effective,
             message,
             attempts,
             ..
-        } => {
-            summary.status = OutcomeStatus::Error;
-            summary.detail = Some(shorten(&format!(
-                "answered error {effective} after {attempts} attempt(s): {message}"
-            )));
-            without(ComposeStatus::Error {
-                code: effective.clone(),
-                message: shorten(message),
-            })
-        }
+        } => Some(shorten(&format!(
+            "answered error {effective} after {attempts} attempt(s): {message}"
+        ))),
         ProviderOutcome::Quarantined {
             violations,
             frames_offered,
             ..
         } => {
-            summary.status = OutcomeStatus::Quarantined;
             let mut anchors: Vec<&str> = violations.iter().map(|v| v.anchor.as_str()).collect();
             anchors.sort_unstable();
             anchors.dedup();
@@ -254,113 +211,17 @@ pub(crate) fn map_outcome(
                     )
                 })
                 .unwrap_or_default();
-            summary.detail = Some(shorten(&format!(
+            Some(shorten(&format!(
                 "B2: its answer of {frames_offered} frame(s) broke {} and was dropped whole{first}",
                 anchors.join(", ")
-            )));
-            ComposeOutcome::quarantined(provider_id, Vec::new(), violations.clone())
+            )))
         }
-        ProviderOutcome::Skipped { anchor, reason } => {
-            summary.status = OutcomeStatus::Skipped;
-            summary.detail = Some(shorten(&format!(
-                "{}: not queried: {reason}",
-                anchor.as_str()
-            )));
-            without(ComposeStatus::Error {
-                code: ErrorCode::Other("skipped".into()),
-                message: shorten(reason),
-            })
-        }
-        ProviderOutcome::Failed { error } => {
-            summary.status = OutcomeStatus::Crashed;
-            summary.detail = Some(shorten(&error.to_string()));
-            without(ComposeStatus::Crashed {
-                detail: shorten(&error.to_string()),
-            })
-        }
-        other => {
-            summary.status = OutcomeStatus::Crashed;
-            summary.detail = Some(shorten(&format!("{other:?}")));
-            without(ComposeStatus::Crashed {
-                detail: "unrecognised outcome".into(),
-            })
-        }
+        ProviderOutcome::Skipped { anchor, reason } => Some(shorten(&format!(
+            "{}: not queried: {reason}",
+            anchor.as_str()
+        ))),
+        ProviderOutcome::Failed { error } => Some(shorten(&error.to_string())),
+        other => Some(shorten(&format!("{other:?}"))),
     };
     (compose, summary)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use contextgraph_types::{Anchor, EgressScope, Violation};
-
-    fn grant(scopes: &[String]) -> String {
-        crate::consent::grant_command("p", scopes, &[])
-    }
-
-    #[test]
-    fn b2_a_quarantined_answer_reaches_the_audit_with_its_anchors_and_no_frames() {
-        let outcome = ProviderOutcome::Quarantined {
-            violations: vec![Violation {
-                anchor: Anchor::B1,
-                path: "frames[0].token_cost".into(),
-                message: "declared 1, content costs 9".into(),
-            }],
-            frames_offered: 3,
-            offered: Vec::new(),
-        };
-        let (compose, summary) = map_outcome("p", "pid", &outcome, &grant);
-        assert_eq!(summary.status, OutcomeStatus::Quarantined);
-        let detail = summary.detail.unwrap();
-        assert!(
-            detail.contains("B1") && detail.contains("3 frame(s)"),
-            "{detail}"
-        );
-        match compose.status {
-            ComposeStatus::Quarantined { frames, violations } => {
-                assert!(frames.is_empty());
-                assert_eq!(violations.len(), 1);
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn c6_missing_receipts_become_consent_missing_with_the_scopes_and_the_command() {
-        let outcome = ProviderOutcome::ScopeReceiptsMissing {
-            scopes: vec![EgressScope::ThirdPartyModel],
-            provider_version: "2.0".into(),
-        };
-        let (compose, summary) = map_outcome("p", "pid", &outcome, &grant);
-        assert_eq!(summary.status, OutcomeStatus::ConsentRequired);
-        assert_eq!(
-            summary.action.as_deref(),
-            Some("cgp consent grant p --scope third-party-model")
-        );
-        assert_eq!(
-            compose.status,
-            ComposeStatus::ConsentMissing {
-                scopes: vec!["third-party-model".into()]
-            }
-        );
-    }
-
-    #[test]
-    fn provider_text_copied_into_a_summary_is_bounded() {
-        let outcome = ProviderOutcome::ProviderError {
-            code: None,
-            effective: ErrorCode::Internal,
-            reaction: ErrorCode::Internal.reaction(),
-            message: "x".repeat(100_000),
-            attempts: 1,
-        };
-        let (compose, summary) = map_outcome("p", "pid", &outcome, &grant);
-        assert!(summary.detail.unwrap().chars().count() <= MAX_DETAIL_CHARS + 1);
-        match compose.status {
-            ComposeStatus::Error { message, .. } => {
-                assert!(message.chars().count() <= MAX_DETAIL_CHARS + 1)
-            }
-            other => panic!("{other:?}"),
-        }
-    }
 }

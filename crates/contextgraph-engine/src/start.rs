@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use contextgraph_config::{ProviderConfig, ProviderKind};
 use contextgraph_host::{
-    BearerToken, HttpConfig, HttpProvider, InProcessProvider, ProviderClient, ProviderDescriptor,
-    StdioCommand, StdioOptions, StdioProvider,
+    BearerToken, HttpConfig, HttpProviderClient, InProcessProvider, ProviderClient,
+    ProviderDescriptor, StdioCommand, StdioOptions, StdioProvider,
 };
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
@@ -96,7 +96,7 @@ pub(crate) async fn start(
                     source.read(&provider.name).map_err(|e| e.to_string())?,
                 ));
             }
-            Arc::new(HttpProvider::new(config).map_err(|e| e.to_string())?)
+            Arc::new(HttpProviderClient::new(config).map_err(|e| e.to_string())?)
         }
     };
     let client: Arc<dyn ProviderClient> = Arc::new(Capped::new(client, timeout));

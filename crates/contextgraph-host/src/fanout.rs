@@ -29,6 +29,7 @@ use contextgraph_types::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod composition;
 mod join;
 
 use crate::audit::{audit_answer, AuditVerdict, DroppedFrame};
@@ -275,7 +276,7 @@ impl Host {
         timeout: Duration,
     ) -> Result<Arc<ProviderDescriptor>, HostError> {
         let client =
-            crate::transport::http::HttpProvider::new(config).map_err(RequestError::from)?;
+            crate::transport::http::HttpProviderClient::new(config).map_err(RequestError::from)?;
         self.add(Arc::new(client), timeout).await
     }
 

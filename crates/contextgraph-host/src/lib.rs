@@ -45,7 +45,7 @@ pub use consent::{ConsentDecision, ConsentRecord, ConsentStore, EgressGrant, Rev
 pub use error::HostError;
 pub use fanout::{FanOutReport, Host, HostOptions, ProviderOutcome, ProviderReport};
 pub use handshake::{HandshakeError, ProviderDescriptor, TransportKind};
-pub use transport::http::{BearerToken, HttpConfig, HttpError, HttpProvider};
+pub use transport::http::{BearerToken, HttpConfig, HttpError, HttpProviderClient};
 pub use transport::in_process::InProcessProvider;
 pub use transport::stdio::StdioCommand;
 pub use usage::{attribution_records, usage_report};

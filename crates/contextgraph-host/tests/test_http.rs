@@ -11,7 +11,7 @@ use common::http_server::{start, Handler, TestServer};
 use common::PATIENCE;
 use contextgraph_host::transport::http::is_loopback_host;
 use contextgraph_host::{
-    consent, BearerToken, Host, HostError, HostOptions, HttpConfig, HttpError, HttpProvider,
+    consent, BearerToken, Host, HostError, HostOptions, HttpConfig, HttpError, HttpProviderClient,
     ProviderClient, ProviderDescriptor, ProviderOutcome, RequestError, TransportKind,
 };
 use contextgraph_provider::{FrameBuilder, Provider, ProviderError, Session};
@@ -111,7 +111,7 @@ async fn c7_tls_with_an_untrusted_certificate_is_refused() {
     let server = start(serving(), true).await;
     let mut config = HttpConfig::new(server.url());
     config.only_extra_roots = true;
-    let provider = HttpProvider::new(config).unwrap();
+    let provider = HttpProviderClient::new(config).unwrap();
     let result = provider.ready(Instant::now() + PATIENCE).await;
     assert!(
         matches!(result, Err(RequestError::Http(HttpError::Transport { .. }))),
@@ -127,13 +127,13 @@ fn c7_plaintext_to_a_remote_host_is_refused_before_any_byte() {
         "http://example.invalid/cgp",
         "http://127.0.0.1.example.invalid/",
     ] {
-        match HttpProvider::new(HttpConfig::new(url)) {
+        match HttpProviderClient::new(HttpConfig::new(url)) {
             Err(HttpError::PlaintextToRemote { .. }) => {}
             other => panic!("{url}: {other:?}"),
         }
     }
-    assert!(HttpProvider::new(HttpConfig::new("https://192.0.2.10/cgp")).is_ok());
-    assert!(HttpProvider::new(HttpConfig::new("http://127.0.0.1:9/cgp")).is_ok());
+    assert!(HttpProviderClient::new(HttpConfig::new("https://192.0.2.10/cgp")).is_ok());
+    assert!(HttpProviderClient::new(HttpConfig::new("http://127.0.0.1:9/cgp")).is_ok());
 }
 
 #[test]
@@ -152,7 +152,8 @@ fn c4_loopback_is_decided_on_the_address_not_a_claim() {
         assert_eq!(is_loopback_host(host), loopback, "{host}");
     }
     assert!(
-        HttpProvider::new(HttpConfig::new("https://192.0.2.10/")).is_ok_and(|p| !p.is_loopback())
+        HttpProviderClient::new(HttpConfig::new("https://192.0.2.10/"))
+            .is_ok_and(|p| !p.is_loopback())
     );
 }
 
@@ -196,7 +197,7 @@ async fn http_redirect_is_an_error_naming_the_status_and_is_not_followed() {
     .await;
     let mut config = HttpConfig::new(redirecting.url());
     config.bearer = Some(BearerToken::new(TOKEN));
-    let provider = HttpProvider::new(config).unwrap();
+    let provider = HttpProviderClient::new(config).unwrap();
     let result = provider.ready(Instant::now() + PATIENCE).await;
     match result {
         Err(RequestError::Http(HttpError::Redirect { status, .. })) => assert_eq!(status, 302),
@@ -224,7 +225,7 @@ async fn c8_error_body_echoing_the_bearer_token_never_reaches_an_error_or_log() 
     .await;
     let mut config = HttpConfig::new(server.url());
     config.bearer = Some(BearerToken::new(TOKEN));
-    let provider = Arc::new(HttpProvider::new(config.clone()).unwrap());
+    let provider = Arc::new(HttpProviderClient::new(config.clone()).unwrap());
     assert!(!format!("{config:?} {provider:?}").contains(TOKEN));
     let mut host = Host::new(HostOptions::default());
     let error = host
@@ -250,7 +251,7 @@ async fn c8_error_body_echoing_the_bearer_token_never_reaches_an_error_or_log() 
 
 #[test]
 fn c8_credentials_in_the_url_are_refused_without_echoing_them() {
-    let e = HttpProvider::new(HttpConfig::new("https://user:pa55word@127.0.0.1/"))
+    let e = HttpProviderClient::new(HttpConfig::new("https://user:pa55word@127.0.0.1/"))
         .expect_err("refused");
     assert!(!format!("{e} {e:?}").contains("pa55word"));
 }
@@ -264,7 +265,7 @@ async fn http_response_body_is_capped() {
     .await;
     let mut config = HttpConfig::new(server.url());
     config.max_body_bytes = 1 << 20;
-    let provider = HttpProvider::new(config).unwrap();
+    let provider = HttpProviderClient::new(config).unwrap();
     let result = provider.ready(Instant::now() + PATIENCE).await;
     assert!(
         matches!(
@@ -288,7 +289,7 @@ async fn http_request_has_a_deadline() {
         false,
     )
     .await;
-    let provider = HttpProvider::new(HttpConfig::new(server.url())).unwrap();
+    let provider = HttpProviderClient::new(HttpConfig::new(server.url())).unwrap();
     let started = std::time::Instant::now();
     let result = provider
         .ready(Instant::now() + Duration::from_millis(100))

@@ -15,7 +15,7 @@
 //! - `rtt/baseline_https`, `rtt/https_bearer`: the same over TLS (rcgen CA,
 //!   the client trusting only it);
 //! - `rtt/host_client_http`: the same query through our host's
-//!   `HttpProvider` (reply decoded and checked), for reference;
+//!   `HttpProviderClient` (reply decoded and checked), for reference;
 //! - `rtt/session_in_process`: the server's protocol work alone
 //!   (`Session::handle_line` plus serializing the reply), no HTTP;
 //! - `throughput/*_16_clients`: 16 concurrent keep-alive clients, 32
@@ -442,8 +442,9 @@ fn main() {
     bench_posts(&mut g, "baseline_https", &client_rt, &bare_https, &small);
     bench_posts(&mut g, "https_bearer", &client_rt, &https, &small);
     let host = client_rt.block_on(async {
-        use contextgraph_host::{HttpConfig, HttpProvider, ProviderClient};
-        let host = HttpProvider::new(HttpConfig::new(plain.url.as_str())).expect("a loopback URL");
+        use contextgraph_host::{HttpConfig, HttpProviderClient, ProviderClient};
+        let host =
+            HttpProviderClient::new(HttpConfig::new(plain.url.as_str())).expect("a loopback URL");
         host.ready(tokio::time::Instant::now() + Duration::from_secs(10))
             .await
             .expect("H1: the host's handshake succeeds");

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{serve, tls_files, PATIENCE};
 use contextgraph_host::{
-    Answer, BearerToken, HttpConfig, HttpError, HttpProvider, ProviderClient, RequestError,
+    Answer, BearerToken, HttpConfig, HttpError, HttpProviderClient, ProviderClient, RequestError,
 };
 use contextgraph_provider::{Provider, ProviderError};
 use contextgraph_provider_http::{AuthToken, HttpServeOptions};
@@ -94,7 +94,7 @@ fn shown_without_tokens(e: &RequestError) -> String {
 #[test]
 fn c7_our_host_transport_handshakes_and_queries_an_sdk_provider_over_tls_with_a_token() {
     let (running, ca_pem, goals, _pems) = tls_server();
-    let provider = HttpProvider::new(config(&running.url, Some(&ca_pem), Some(TOKEN)))
+    let provider = HttpProviderClient::new(config(&running.url, Some(&ca_pem), Some(TOKEN)))
         .expect("a valid https URL");
     assert!(!format!("{provider:?}").contains(TOKEN), "C8: {provider:?}");
     let answer = running.rt.block_on(async {
@@ -122,7 +122,7 @@ fn c7_our_host_transport_handshakes_and_queries_an_sdk_provider_over_tls_with_a_
 fn c8_a_wrong_or_missing_token_over_tls_is_a_typed_401_without_the_token() {
     let (running, ca_pem, goals, _pems) = tls_server();
     for token in [Some(WRONG), None] {
-        let provider = HttpProvider::new(config(&running.url, Some(&ca_pem), token)).unwrap();
+        let provider = HttpProviderClient::new(config(&running.url, Some(&ca_pem), token)).unwrap();
         let e = running
             .rt
             .block_on(provider.ready(Instant::now() + PATIENCE))
@@ -143,7 +143,7 @@ fn c8_a_wrong_or_missing_token_over_tls_is_a_typed_401_without_the_token() {
 #[test]
 fn c7_without_the_ca_the_certificate_is_refused_before_the_token_is_sent() {
     let (running, _ca_pem, goals, _pems) = tls_server();
-    let provider = HttpProvider::new(config(&running.url, None, Some(TOKEN))).unwrap();
+    let provider = HttpProviderClient::new(config(&running.url, None, Some(TOKEN))).unwrap();
     let e = running
         .rt
         .block_on(provider.ready(Instant::now() + PATIENCE))

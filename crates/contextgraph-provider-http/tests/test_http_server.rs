@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{handshake_body, post, raw, serve, PATIENCE};
 use contextgraph_conformance::{run_suite, Status, SuiteOptions, Target};
-use contextgraph_host::{Answer, BearerToken, HttpConfig, HttpProvider, ProviderClient};
+use contextgraph_host::{Answer, BearerToken, HttpConfig, HttpProviderClient, ProviderClient};
 use contextgraph_provider::{Provider, ProviderError};
 use contextgraph_provider_http::{AuthToken, HttpServeOptions, HttpServer};
 use contextgraph_types::{Capabilities, ContextQuery, ContextQueryResult, DataFlow, ProviderInfo};
@@ -19,7 +19,7 @@ use tokio::time::Instant;
 const TOKEN: &str = "test-token-0123456789abcdef";
 
 async fn handshake_and_query(config: HttpConfig) -> ContextQueryResult {
-    let provider = HttpProvider::new(config).expect("a valid URL");
+    let provider = HttpProviderClient::new(config).expect("a valid URL");
     let descriptor = provider
         .ready(Instant::now() + PATIENCE)
         .await
@@ -75,7 +75,7 @@ fn c7_our_host_handshakes_and_queries_over_tls_with_a_generated_certificate() {
     // Plaintext to the TLS port is not an answer.
     let mut plain = HttpConfig::new(running.url.replace("https://", "http://"));
     plain.bearer = Some(BearerToken::new(TOKEN));
-    let provider = HttpProvider::new(plain).unwrap();
+    let provider = HttpProviderClient::new(plain).unwrap();
     assert!(running
         .rt
         .block_on(provider.ready(Instant::now() + PATIENCE))
@@ -144,7 +144,7 @@ fn c8_a_missing_or_wrong_token_gets_401_and_no_content() {
     // Our host's transport with a wrong token reports the status, no body.
     let mut config = HttpConfig::new(running.url.clone());
     config.bearer = Some(BearerToken::new("not-the-token"));
-    let provider = HttpProvider::new(config).unwrap();
+    let provider = HttpProviderClient::new(config).unwrap();
     let e = running
         .rt
         .block_on(provider.ready(Instant::now() + PATIENCE))

@@ -1,17 +1,20 @@
 //! A Context Graph Protocol (CGP) provider over a local workspace directory.
 //!
-//! It walks the workspace under git-style ignore rules (plus `.cgpignore`),
-//! skipping secrets, binaries, minified and generated files; chunks code with
-//! tree-sitter into `symbol` frames (Rust, Python, JavaScript, TypeScript/TSX,
-//! Go, Java, C, C++), Markdown and prose into `doc` frames per heading
-//! section, and everything else into `snippet` line windows; ranks chunks by
-//! BM25 (goal words with their indexed inflections) with a symbol-name boost,
-//! a path signal, test code demoted, and personalised-PageRank proximity to
-//! the query's anchors (G3, G4); and serves frames whose `file` provenance digest
-//! covers exactly the addressed lines as they are on disk at retrieval time
-//! (F5). `verify` re-hashes the current bytes (V1–V4). The index persists in
-//! a cache directory ([`store`]) and is refreshed incrementally by content
-//! hash.
+//! Finding text is the job of the search library (`contextgraph-search`,
+//! re-exported here module by module): it walks the workspace under
+//! git-style ignore rules (plus `.cgpignore`), skipping secrets, binaries,
+//! minified and generated files; chunks code with tree-sitter into symbols,
+//! Markdown and prose per heading section, and everything else into line
+//! windows; ranks chunks by BM25 with a symbol-name boost, a path signal,
+//! test code demoted, and personalised-PageRank proximity to the query's
+//! anchors (G3, G4); and keeps the index in a cache directory, refreshed
+//! incrementally by content hash.
+//!
+//! This crate turns those hits into frames: `symbol`, `doc` and `snippet`
+//! frames whose `file` provenance digest covers exactly the addressed lines
+//! as they are on disk at retrieval time (F5), compact outlines with a
+//! resolvable `content_ref` (P2), budget packing, and `verify` re-hashing
+//! the current bytes (V1–V4); [`serve`] runs it over stdio.
 //!
 //! Entry point: [`WorkspaceProvider::open`], then serve it with
 //! `contextgraph_provider::serve_stdio` (the `contextgraph-provider-workspace`
@@ -29,38 +32,22 @@
 
 #![warn(missing_docs)]
 
-pub mod chunk;
-mod codec;
-pub mod graph;
-pub mod index;
-pub mod lang;
 mod provider;
-pub mod query_terms;
-pub mod rank;
 pub mod serve;
-pub mod store;
-pub mod tokenize;
-pub mod uri;
-pub mod walk;
+
+// The search library's modules, under the paths they had before the split.
+pub use contextgraph_search::{
+    chunk, graph, index, lang, query_terms, rank, store, tokenize, uri, walk,
+};
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
 /// part of the API, may change without notice.
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
-pub mod bench_internals {
-    use crate::chunk::{Chunk, LineIndex};
+pub use contextgraph_search::bench_internals;
 
-    /// The text a chunk is indexed by (BM25): its lines minus those of nested
-    /// chunks, plus its qualified name and title — exactly what
-    /// [`build_chunk_records`](crate::index::build_chunk_records) tokenises.
-    pub fn chunk_own_text(text: &str, lines: &LineIndex, chunk: &Chunk) -> String {
-        crate::index::own_text(text, lines, chunk)
-    }
-}
-
-pub use lang::Language;
-pub use provider::{
-    CacheLocation, Clock, IndexSource, IndexStats, RefreshReport, WorkspaceError, WorkspaceOptions,
-    WorkspaceProvider, PROVIDER_NAME, PROVIDER_VERSION,
+pub use contextgraph_search::{
+    CacheLocation, Clock, IndexSource, IndexStats, Language, RefreshReport, SkipReason,
+    WalkOptions, WorkspaceOptions, PROJECT_IGNORE_FILE,
 };
-pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
+pub use provider::{WorkspaceError, WorkspaceProvider, PROVIDER_NAME, PROVIDER_VERSION};

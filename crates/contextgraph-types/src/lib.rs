@@ -32,6 +32,7 @@ pub mod capability;
 pub mod consent;
 pub mod digest;
 pub mod error_code;
+pub mod file_uri;
 pub mod frame;
 pub mod identity;
 pub mod query;
@@ -39,6 +40,8 @@ pub mod scope;
 pub mod time;
 pub mod usage;
 pub mod validate;
+
+mod anchor;
 pub mod verify;
 pub mod version;
 

@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+pub use crate::anchor::Anchor;
 use crate::budget::token_cost_for;
 use crate::capability::{fingerprint_dimensions, Capabilities, ProviderInfo};
 use crate::digest::{is_sha256_digest, LineRange};
@@ -20,111 +21,6 @@ use crate::frame::{ContextFrame, FrameKind, Representation};
 use crate::query::{ContextQuery, ContextQueryResult};
 use crate::time::Timestamp;
 use crate::version::{ProtocolVersion, PROTOCOL_VERSION};
-
-/// A requirement anchor, as cited in the protocol digest.
-///
-/// Rules the digest states without an anchor get a descriptive label of
-/// their own ([`Shape`](Self::Shape), [`AsOf`](Self::AsOf),
-/// [`Resolve`](Self::Resolve), [`Truncated`](Self::Truncated)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)] // each variant is the anchor it names
-pub enum Anchor {
-    H1,
-    H2,
-    H3,
-    H4,
-    C5,
-    C6,
-    Q1,
-    E1,
-    F1,
-    F2,
-    F3,
-    F4,
-    F5,
-    D1,
-    D2,
-    G1,
-    G2,
-    G4,
-    P1,
-    P2,
-    P3,
-    P4,
-    P5,
-    B1,
-    B3,
-    B4,
-    V1,
-    V2,
-    V3,
-    V4,
-    R1,
-    R2,
-    U2,
-    UR1,
-    /// A member's basic shape (required non-empty strings, §2 of the digest).
-    Shape,
-    /// `as_of`: no frame dated after the pinned instant.
-    AsOf,
-    /// Advertising `compact`/`reference` requires `resolve: true`.
-    Resolve,
-    /// `truncated` / `dropped_estimate` must agree.
-    Truncated,
-}
-
-impl Anchor {
-    /// The label cited in reports, e.g. `F1`, `as_of`.
-    pub fn as_str(&self) -> &'static str {
-        use Anchor::*;
-        match self {
-            H1 => "H1",
-            H2 => "H2",
-            H3 => "H3",
-            H4 => "H4",
-            C5 => "C5",
-            C6 => "C6",
-            Q1 => "Q1",
-            E1 => "E1",
-            F1 => "F1",
-            F2 => "F2",
-            F3 => "F3",
-            F4 => "F4",
-            F5 => "F5",
-            D1 => "D1",
-            D2 => "D2",
-            G1 => "G1",
-            G2 => "G2",
-            G4 => "G4",
-            P1 => "P1",
-            P2 => "P2",
-            P3 => "P3",
-            P4 => "P4",
-            P5 => "P5",
-            B1 => "B1",
-            B3 => "B3",
-            B4 => "B4",
-            V1 => "V1",
-            V2 => "V2",
-            V3 => "V3",
-            V4 => "V4",
-            R1 => "R1",
-            R2 => "R2",
-            U2 => "U2",
-            UR1 => "UR1",
-            Shape => "shape",
-            AsOf => "as_of",
-            Resolve => "resolve",
-            Truncated => "truncated",
-        }
-    }
-}
-
-impl fmt::Display for Anchor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

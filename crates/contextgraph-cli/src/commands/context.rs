@@ -30,7 +30,7 @@ use contextgraph_engine::{ContextAnswer, ContextRequest, Engine, EngineOptions, 
 use contextgraph_types::FrameKind;
 
 use super::config::{runtime, ConfigSelection};
-use super::{prompt, CommandError};
+use super::{consent_prompt, CommandError};
 use crate::output;
 use crate::terminal::for_terminal;
 
@@ -155,7 +155,7 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         budget: Some(budget),
     };
     let progress = std::io::stderr().is_terminal();
-    let ask = prompt::interactive(
+    let ask = consent_prompt::interactive(
         args.no_input,
         std::io::stdin().is_terminal(),
         progress,
@@ -171,11 +171,11 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
     if ask {
         // Outside the runtime's future: the person may take their time, and
         // nothing is sent to any provider until they have answered (C2).
-        prompt::ask_for_consent(
+        consent_prompt::ask_for_consent(
             &mut engine,
             &mut std::io::stdin().lock(),
             &mut std::io::stderr().lock(),
-            &prompt::interactive_user(),
+            &consent_prompt::interactive_user(),
         );
     }
     let answer = runtime.block_on(async {

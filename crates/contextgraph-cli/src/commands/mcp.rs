@@ -11,8 +11,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use contextgraph_engine::{
-    ConsentState, ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus,
-    ProviderStatus,
+    ConsentState, ContextAnswer, ContextRequest, Engine, EngineOptions, ProviderStatus,
 };
 use contextgraph_mcp::{
     ContextService, ContextToolReply, ContextToolRequest, Health, McpServer, McpServerOptions,
@@ -150,7 +149,7 @@ fn reply(answer: ContextAnswer) -> ContextToolReply {
                 .and_then(|id| audit.iter().find(|a| a.provider_id == id));
             ProviderContribution {
                 provider_id: p.provider_id.clone().unwrap_or_else(|| p.name.clone()),
-                status: outcome_word(p.status).to_owned(),
+                status: p.status.as_str().to_owned(),
                 frames_offered: counted.map_or(0, |a| a.frames_offered),
                 frames_included: counted.map_or(0, |a| a.frames_included),
                 detail: p.detail.clone(),
@@ -161,19 +160,6 @@ fn reply(answer: ContextAnswer) -> ContextToolReply {
         prompt: answer.composition.prompt,
         citations: answer.composition.citations,
         providers,
-    }
-}
-
-fn outcome_word(status: OutcomeStatus) -> &'static str {
-    match status {
-        OutcomeStatus::Accepted => "accepted",
-        OutcomeStatus::ConsentRequired => "consent_required",
-        OutcomeStatus::TimedOut => "timed_out",
-        OutcomeStatus::Crashed => "crashed",
-        OutcomeStatus::Error => "error",
-        OutcomeStatus::Quarantined => "quarantined",
-        OutcomeStatus::Skipped => "skipped",
-        OutcomeStatus::NotStarted => "not_started",
     }
 }
 

@@ -17,9 +17,8 @@ use contextgraph_types::{
     Capabilities, ContextFrame, ContextQuery, ContextQueryResult, ProviderInfo, Violation,
 };
 
+pub(crate) use crate::outcome::{Evidence, Kind, Outcome};
 use crate::probe::{Probe, QueryReply};
-use crate::report::MAX_EVIDENCE_LINES;
-use crate::text::{clip, MAX_EVIDENCE_BYTES};
 use crate::SuiteOptions;
 
 pub(crate) mod answers;
@@ -177,88 +176,6 @@ impl CheckId {
             CheckId::MalformedInput => "malformed lines get bad_request and the provider stays alive",
             CheckId::WireFraming => "nothing but envelopes is written to the wire",
             CheckId::Shutdown => "the process exits by itself within the grace period after shutdown",
-        }
-    }
-}
-
-/// How a check ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Pass,
-    Fail,
-    Skipped,
-    NotApplicable,
-}
-
-/// A check's outcome with its evidence.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Outcome {
-    pub kind: Kind,
-    pub evidence: Vec<String>,
-}
-
-impl Outcome {
-    pub fn skipped(reason: impl Into<String>) -> Self {
-        Outcome {
-            kind: Kind::Skipped,
-            evidence: vec![clip(&reason.into(), MAX_EVIDENCE_BYTES)],
-        }
-    }
-
-    pub fn not_applicable(reason: impl Into<String>) -> Self {
-        Outcome {
-            kind: Kind::NotApplicable,
-            evidence: vec![reason.into()],
-        }
-    }
-
-    pub fn fail(reason: impl Into<String>) -> Self {
-        let mut e = Evidence::default();
-        e.fail(reason);
-        e.finish()
-    }
-}
-
-/// Collects evidence lines; any `fail` line makes the outcome a failure.
-#[derive(Debug, Default)]
-pub(crate) struct Evidence {
-    lines: Vec<String>,
-    extra: usize,
-    failed: bool,
-}
-
-impl Evidence {
-    fn push(&mut self, text: String) {
-        if self.lines.len() < MAX_EVIDENCE_LINES {
-            self.lines.push(clip(&text, MAX_EVIDENCE_BYTES));
-        } else {
-            self.extra += 1;
-        }
-    }
-
-    /// Something that holds.
-    pub fn note(&mut self, text: impl Into<String>) {
-        self.push(text.into());
-    }
-
-    /// Something that breaks the rule.
-    pub fn fail(&mut self, text: impl Into<String>) {
-        self.failed = true;
-        self.push(format!("✗ {}", text.into()));
-    }
-
-    pub fn failed(&self) -> bool {
-        self.failed
-    }
-
-    pub fn finish(mut self) -> Outcome {
-        if self.extra > 0 {
-            let extra = self.extra;
-            self.lines.push(format!("… and {extra} more line(s)"));
-        }
-        Outcome {
-            kind: if self.failed { Kind::Fail } else { Kind::Pass },
-            evidence: self.lines,
         }
     }
 }
@@ -434,6 +351,7 @@ pub(crate) fn describe_violation(result: &ContextQueryResult, v: &Violation) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::MAX_EVIDENCE_LINES;
 
     #[test]
     fn names_are_unique_and_round_trip() {

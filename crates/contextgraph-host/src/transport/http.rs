@@ -178,8 +178,10 @@ pub fn is_loopback_host(host: &str) -> bool {
     bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// An HTTP provider.
-pub struct HttpProvider {
+/// The host's client for a provider served over HTTP (C4/C7/C8): it calls a
+/// remote provider, it is not one (formerly `HttpProvider`; the server side
+/// is `contextgraph-provider-http`).
+pub struct HttpProviderClient {
     url: reqwest::Url,
     label: String,
     loopback: bool,
@@ -189,9 +191,9 @@ pub struct HttpProvider {
     next: AtomicU64,
 }
 
-impl fmt::Debug for HttpProvider {
+impl fmt::Debug for HttpProviderClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpProvider")
+        f.debug_struct("HttpProviderClient")
             .field("url", &self.label)
             .field("loopback", &self.loopback)
             .field("bearer", &self.config.bearer)
@@ -213,7 +215,7 @@ struct Out<'a> {
     protocol_version: Option<&'static str>,
 }
 
-impl HttpProvider {
+impl HttpProviderClient {
     /// Check the URL (C7, C8) and build the client. Sends nothing.
     pub fn new(config: HttpConfig) -> Result<Self, HttpError> {
         let url = reqwest::Url::parse(&config.url).map_err(|e| HttpError::InvalidUrl {
@@ -270,7 +272,7 @@ impl HttpProvider {
             builder = builder.add_root_certificate(cert);
         }
         let client = builder.build().map_err(|e| setup(e.to_string()))?;
-        Ok(HttpProvider {
+        Ok(HttpProviderClient {
             url,
             label,
             loopback,
@@ -456,7 +458,7 @@ impl HttpProvider {
     }
 }
 
-impl ProviderClient for HttpProvider {
+impl ProviderClient for HttpProviderClient {
     fn label(&self) -> String {
         self.known()
             .map_or_else(|| self.label.clone(), |d| d.id.clone())

@@ -45,7 +45,7 @@ pub fn misbehaving_binary() -> &'static Path {
             "build",
             "--quiet",
             "-p",
-            "contextgraph-provider-misbehaving",
+            "contextgraph-fixture-misbehaving",
             "--bin",
             "contextgraph-misbehaving-provider",
         ]);
@@ -71,7 +71,7 @@ fn is_fresh(bin: &Path) -> bool {
     };
     let root = workspace_root().join("crates");
     [
-        "contextgraph-provider-misbehaving",
+        "contextgraph-fixture-misbehaving",
         "contextgraph-provider",
         "contextgraph-codec",
         "contextgraph-types",

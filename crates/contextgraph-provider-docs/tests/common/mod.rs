@@ -5,7 +5,7 @@
 //! - [`docs_fixture`]: a temporary folder of documents, including decoys that
 //!   must never be served (hidden, `target/`, `node_modules/`).
 //! - [`Session`]: a provider process on real pipes. Every line it sends is
-//!   checked against the wire JSON Schema before the test sees it.
+//!   checked against the wire JSON Schema (through the testkit) before the test sees it.
 //! - [`assert_honest_answer`]: every frame passes `validate_with` with zero
 //!   violations, and every file provenance digest equals a fresh SHA-256 of
 //!   the bytes its `uri` + `range` address, re-read from disk.
@@ -17,7 +17,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use contextgraph_provider::{file_uri_to_path, read_range, sha256_digest, Sha256Hasher};
@@ -33,28 +32,10 @@ pub const REPLY_DEADLINE: Duration = Duration::from_secs(30);
 /// loaded machine some slack on top.
 pub const EXIT_DEADLINE: Duration = Duration::from_secs(5);
 
-const SCHEMA_PATH: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/wire/contextgraph-envelope.schema.json"
-);
-
-/// The wire JSON Schema (Draft 2020-12), compiled once per test binary.
-pub fn schema() -> &'static jsonschema::Validator {
-    static SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH)
-            .unwrap_or_else(|e| panic!("reading {SCHEMA_PATH}: {e}"));
-        let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
-        jsonschema::validator_for(&schema).expect("the schema compiles")
-    })
-}
-
-/// The schema violations of one envelope, as sentences.
+/// The schema violations of one envelope, as sentences: against our own wire
+/// schema, and the shared one too when `../shared/wire` is present (testkit).
 pub fn schema_errors(envelope: &Value) -> Vec<String> {
-    schema()
-        .iter_errors(envelope)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect()
+    contextgraph_testkit::schema_errors(envelope)
 }
 
 /// The retry document: a heading section, a subsection with a fenced block

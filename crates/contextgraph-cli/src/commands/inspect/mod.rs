@@ -2,9 +2,9 @@
 //! run the conformance suite against a provider and print the report.
 //! `cgp inspect host`: run the host-side suite — this build's host and
 //! composer against adversarial providers — and print the same report
-//! (`target` = `"host"`). Its stdio adversaries are this binary re-run as
-//! `cgp inspect adversary -- --mode <mode>` (hidden; the misbehaving
-//! provider's modes), so nothing outside `cgp` is needed.
+//! (`target` = `"host"`). Its stdio adversaries are this binary re-run
+//! with `contextgraph_conformance_host`'s adversary variable set (see
+//! `main`), so nothing outside `cgp` is needed and no command exposes them.
 //!
 //! Exit codes: 0 when no check failed (with `--strict`, none was skipped
 //! either), 1 when something failed (the report says what; stderr repeats
@@ -21,10 +21,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use contextgraph_conformance::{
-    run_host_suite, run_suite, serve_adversary, AdversaryCommand, HostSuiteOptions, Report,
-    SuiteOptions, Target,
-};
+use contextgraph_conformance::{run_suite, Report, SuiteOptions, Target};
+use contextgraph_conformance_host::{run_host_suite, AdversaryCommand, HostSuiteOptions};
 
 use super::CommandError;
 
@@ -60,10 +58,6 @@ pub enum InspectTarget {
         after_help = "Examples:\n  cgp inspect host\n  cgp inspect host --strict --json > host-report.json\n\nExit codes: 0 no check failed (with --strict: none skipped), 1 a check failed, 2 usage error."
     )]
     Host(HostArgs),
-    /// Serve a misbehaving provider on stdin/stdout (the host suite's
-    /// adversaries; internal).
-    #[command(hide = true)]
-    Adversary(AdversaryArgs),
 }
 
 /// Arguments of `cgp inspect host`.
@@ -80,14 +74,6 @@ pub struct HostArgs {
     /// Deadline of the requests that should succeed, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     pub timeout_ms: u64,
-}
-
-/// Arguments of the hidden `cgp inspect adversary`.
-#[derive(Debug, Args)]
-pub struct AdversaryArgs {
-    /// The misbehaving provider's flags (`--mode <MODE> --name <NAME> …`).
-    #[arg(last = true, value_name = "FLAGS")]
-    pub flags: Vec<OsString>,
 }
 
 /// Options shared by every target.
@@ -156,10 +142,6 @@ struct InspectFailed {
 pub fn run(args: InspectArgs) -> Result<(), CommandError> {
     let (target, suite) = match args.target {
         InspectTarget::Host(a) => return run_host(&a),
-        InspectTarget::Adversary(a) => {
-            let code = serve_adversary(a.flags);
-            std::process::exit(code);
-        }
         InspectTarget::Stdio(a) => {
             let mut words = a.command.into_iter();
             let program = PathBuf::from(words.next().unwrap_or_default());
@@ -179,7 +161,8 @@ pub fn run(args: InspectArgs) -> Result<(), CommandError> {
     verdict(&report)
 }
 
-/// `cgp inspect host`: the stdio adversaries are this very binary.
+/// `cgp inspect host`: the stdio adversaries are this very binary, re-run
+/// as one (`main` serves it before parsing any arguments).
 fn run_host(args: &HostArgs) -> Result<(), CommandError> {
     let exe = std::env::current_exe().map_err(|e| {
         format!("cannot locate the cgp binary to run the host suite's adversaries: {e}")
@@ -187,7 +170,7 @@ fn run_host(args: &HostArgs) -> Result<(), CommandError> {
     let options = HostSuiteOptions::default()
         .strict(args.strict)
         .with_request_timeout(Duration::from_millis(args.timeout_ms.max(1)))
-        .with_adversary(AdversaryCommand::new(exe, ["inspect", "adversary", "--"]));
+        .with_adversary(AdversaryCommand::reexec(exe));
     let report = run_host_suite(&options);
     print_report(&report, args.json);
     verdict(&report)

@@ -1,0 +1,122 @@
+//! The budget: one global budget, the preamble reserved, the rest split
+//! across providers by weighted water-filling on what each can use, then
+//! blocks packed into the shares and the leftovers.
+
+use contextgraph_types::token_cost_of_len;
+
+use crate::budget::{water_fill, Claim};
+use crate::fence::PREAMBLE;
+use crate::outcome::ProviderOutcome;
+
+use super::blocks::Blocks;
+use super::Options;
+
+/// The global budget and its split across providers (provider-id order).
+pub(super) struct Split {
+    /// The whole budget, in budget tokens.
+    pub requested: u32,
+    /// What the constant preamble costs.
+    pub preamble: u32,
+    /// What is left for blocks.
+    pub capacity: u32,
+    /// Each provider's weight.
+    pub weights: Vec<u32>,
+    /// What each provider could use: the lower bounds of its blocks.
+    pub demand: Vec<u64>,
+    /// Each provider's share of `capacity`.
+    pub shares: Vec<u32>,
+}
+
+impl Split {
+    /// Reserve the preamble and split the rest by water-filling on demand.
+    pub fn new(options: &Options, providers: &[&ProviderOutcome], blocks: &Blocks<'_, '_>) -> Self {
+        let requested = options.budget.in_budget_tokens();
+        let preamble = token_cost_of_len(PREAMBLE.len());
+        let capacity = requested.saturating_sub(preamble);
+        let mut demand = vec![0u64; providers.len()];
+        for (g, lb) in blocks.lower_bound.iter().enumerate() {
+            demand[blocks.provider(g)] += u64::from(*lb);
+        }
+        let weights: Vec<u32> = providers
+            .iter()
+            .map(|p| options.weight_of(&p.provider_id))
+            .collect();
+        let claims: Vec<Claim> = weights
+            .iter()
+            .zip(&demand)
+            .map(|(&weight, &demand)| Claim { weight, demand })
+            .collect();
+        let shares = water_fill(capacity, &claims);
+        Split {
+            requested,
+            preamble,
+            capacity,
+            weights,
+            demand,
+            shares,
+        }
+    }
+}
+
+/// What packing decided, per group and per provider.
+pub(super) struct Packing {
+    /// Whether each group's block is in the prompt.
+    pub included: Vec<bool>,
+    /// Each group's exact charge, where it was worth computing.
+    pub charge: Vec<Option<u32>>,
+    /// Charged per provider.
+    pub used_by: Vec<u32>,
+    /// Budget tokens left for blocks at the end.
+    pub room: u32,
+}
+
+/// Pack groups (in `priority` order) under `capacity`: first each provider
+/// within its share, then whatever is left from any provider, so unused
+/// shares are not wasted. A block is tried only if its `lower_bound` fits,
+/// and its `exact` charge (which scans the content) is computed at most once.
+pub(super) fn pack(
+    lower_bound: &[u32],
+    exact: impl Fn(usize) -> u32,
+    provider_of: impl Fn(usize) -> usize,
+    shares: &[u32],
+    priority: &[usize],
+    capacity: u32,
+) -> Packing {
+    let mut included = vec![false; lower_bound.len()];
+    let mut charge: Vec<Option<u32>> = vec![None; lower_bound.len()];
+    let mut used_by = vec![0u32; shares.len()];
+    let mut try_include = |g: usize, room: &mut u32, included: &mut [bool]| -> Option<u32> {
+        if lower_bound[g] > *room {
+            return None;
+        }
+        let c = *charge[g].get_or_insert_with(|| exact(g));
+        if c > *room {
+            return None;
+        }
+        *room -= c;
+        included[g] = true;
+        Some(c)
+    };
+    let mut room_by = shares.to_vec();
+    for &g in priority {
+        let p = provider_of(g);
+        if let Some(c) = try_include(g, &mut room_by[p], &mut included) {
+            used_by[p] += c;
+        }
+    }
+    // Shares sum to at most `capacity`, and each provider used at most its share.
+    let mut room = capacity.saturating_sub(used_by.iter().sum::<u32>());
+    for &g in priority {
+        if !included[g] {
+            if let Some(c) = try_include(g, &mut room, &mut included) {
+                used_by[provider_of(g)] += c;
+            }
+        }
+    }
+    Packing {
+        included,
+        charge,
+        used_by,
+        room,
+    }
+}

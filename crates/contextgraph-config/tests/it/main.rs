@@ -1,0 +1,4 @@
+//! The integration tests of `contextgraph-config`, in one test binary; one
+//! module per behaviour.
+
+mod load;

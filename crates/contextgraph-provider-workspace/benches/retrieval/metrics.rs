@@ -1,0 +1,112 @@
+//! File-level scoring of a ranked list for the retrieval benchmark: the
+//! frames collapsed to distinct files, then NDCG@10, recall@5 and MRR@10 with
+//! binary gains. Shared by `retrieval_ndcg` and its tests.
+
+use std::fmt;
+
+/// Distinct files scored by NDCG and MRR.
+pub const CUTOFF: usize = 10;
+/// Distinct files scored by recall.
+pub const RECALL_AT: usize = 5;
+
+/// The query categories, in report order.
+pub const CATEGORIES: [Category; 3] =
+    [Category::Symbol, Category::Semantic, Category::Architecture];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    Symbol,
+    Semantic,
+    Architecture,
+}
+
+impl Category {
+    /// The category named `s` in a queries file.
+    pub fn parse(s: &str) -> Option<Category> {
+        match s {
+            "symbol" => Some(Category::Symbol),
+            "semantic" => Some(Category::Semantic),
+            "architecture" => Some(Category::Architecture),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Category::Symbol => "symbol",
+            Category::Semantic => "semantic",
+            Category::Architecture => "architecture",
+        })
+    }
+}
+
+/// The distinct files of ranked frame ids (`path#local`), first occurrence kept.
+pub fn distinct_files(ids: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        let path = id.split('#').next().unwrap_or_default().to_owned();
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// One query's scores.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scores {
+    /// NDCG@10.
+    pub ndcg: f64,
+    /// recall@5.
+    pub recall: f64,
+    /// Reciprocal rank of the first answer within 10 (0 if none).
+    pub rr: f64,
+}
+
+impl Scores {
+    /// Adds `o` to the sums.
+    pub fn add(&mut self, o: Scores) {
+        self.ndcg += o.ndcg;
+        self.recall += o.recall;
+        self.rr += o.rr;
+    }
+
+    /// The means of sums over `n` items.
+    pub fn divided(self, n: usize) -> Scores {
+        let n = n.max(1) as f64;
+        Scores {
+            ndcg: self.ndcg / n,
+            recall: self.recall / n,
+            rr: self.rr / n,
+        }
+    }
+}
+
+/// File-level NDCG@10, recall@5 and reciprocal rank@10 of `ranked` against
+/// `answers` (binary gains).
+pub fn score(ranked: &[String], answers: &[String]) -> Scores {
+    let hit = |f: &String| answers.contains(f);
+    let dcg: f64 = ranked
+        .iter()
+        .take(CUTOFF)
+        .enumerate()
+        .filter(|(_, f)| hit(f))
+        .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let ideal: f64 = (0..answers.len().min(CUTOFF))
+        .map(|i| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let found = ranked.iter().take(RECALL_AT).filter(|f| hit(f)).count();
+    let rr = ranked
+        .iter()
+        .take(CUTOFF)
+        .position(hit)
+        .map_or(0.0, |i| 1.0 / (i + 1) as f64);
+    Scores {
+        ndcg: if ideal > 0.0 { dcg / ideal } else { 0.0 },
+        recall: found as f64 / answers.len().max(1) as f64,
+        rr,
+    }
+}

@@ -1,0 +1,465 @@
+//! The multi-language retrieval benchmark the project is scored on.
+//!
+//! Real public projects (pinned archives from the package registries,
+//! fetched by `bench/retrieval/fetch` into a cache, never committed), each
+//! with at least 20 queries written by reading its code, each query with
+//! the files that answer it (`bench/retrieval/projects/<id>/`). Every query
+//! is put to the workspace provider as `cgp context` puts it at its default
+//! budget; the returned frames are collapsed to distinct files in rank
+//! order and scored at file level:
+//! - NDCG@10 with binary gains, the ideal DCG over min(10, answer files);
+//! - recall@5: the share of the answer files among the first five files;
+//! - MRR@10: 1 / rank of the first answer file within the first ten.
+//!
+//! Means are taken per project, then over projects (so a project with more
+//! queries weighs no more), overall, per category (symbol, semantic,
+//! architecture) and per split (tuning, heldout, all): tuning may be looked
+//! at while changing the ranking, heldout only to report.
+//!
+//! ```text
+//! bench/retrieval/fetch
+//! cargo bench -p contextgraph-provider-workspace --bench retrieval_ndcg [-- -v] [--project ID] [--split tuning|heldout]
+//! ```
+//!
+//! `-v` prints each query's answer ranks and the top files of a miss, for
+//! tuning projects only: heldout projects are reported as means unless
+//! `--heldout-details` is given, so tuning never looks at them by accident.
+//!
+//! A plain file-level BM25 baseline (`retrieval/bm25.rs`) is scored on the
+//! same queries and reported beside the provider (`--no-baseline` skips it).
+//!
+//! `$CGP_BENCH_CACHE` names the cache (default `bench/retrieval/cache`; a
+//! relative path is taken from the workspace root). The provider's own
+//! index is persisted in its default cache location, so a second run only
+//! loads it. A benchmark command, not a CI test.
+
+#[path = "retrieval/bm25.rs"]
+mod bm25;
+#[path = "retrieval/metrics.rs"]
+mod metrics;
+// Shared with tests/test_retrieval_bench.rs, which also reads what the
+// bench does not (the source file's other keys).
+#[allow(dead_code)]
+#[path = "retrieval/projects.rs"]
+mod projects;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use contextgraph_compose::{Budget, PREAMBLE};
+use contextgraph_config::{DEFAULT_BUDGET, DEFAULT_SAFETY_FACTOR};
+use contextgraph_provider::Provider;
+use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
+use contextgraph_types::{token_cost_of_len, ContextQuery};
+use metrics::{distinct_files, score, Category, Scores, CATEGORIES, CUTOFF};
+use projects::{load_project, project_root, Project};
+
+/// Frames asked for per query: `cgp context`'s default `--max-frames`.
+const MAX_FRAMES: u32 = 64;
+/// A project's results: per-query scores with their categories.
+struct Outcome {
+    project: usize,
+    per_query: Vec<(Category, Scores)>,
+}
+
+impl Outcome {
+    /// The mean over this project's queries of `category` (all when None);
+    /// None when it has no such query.
+    fn mean(&self, category: Option<Category>) -> Option<Scores> {
+        let mut sum = Scores::default();
+        let mut n = 0;
+        for (c, s) in &self.per_query {
+            if category.is_none_or(|want| want == *c) {
+                sum.add(*s);
+                n += 1;
+            }
+        }
+        (n > 0).then(|| sum.divided(n))
+    }
+}
+
+struct Args {
+    verbose: bool,
+    /// Per-query lines for heldout projects too (off by default: tuning
+    /// should never look at them).
+    heldout_details: bool,
+    baseline: bool,
+    projects: Vec<String>,
+    split: Option<String>,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut args = Args {
+        verbose: false,
+        heldout_details: false,
+        baseline: true,
+        projects: Vec::new(),
+        split: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            // `cargo test --benches` lists; nothing to list here.
+            "--list" => return Ok(None),
+            "--bench" => {}
+            "-v" | "--verbose" => args.verbose = true,
+            "--no-baseline" => args.baseline = false,
+            "--heldout-details" => args.heldout_details = true,
+            "--project" => args
+                .projects
+                .push(it.next().ok_or("--project needs a project id")?),
+            "--split" => {
+                let s = it.next().ok_or("--split needs tuning or heldout")?;
+                if s != "tuning" && s != "heldout" {
+                    return Err(format!("--split {s}: expected tuning or heldout"));
+                }
+                args.split = Some(s);
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline)"
+                ))
+            }
+        }
+    }
+    Ok(Some(args))
+}
+
+/// The content budget `cgp context` asks each provider for by default: the
+/// default prompt budget (model tokens, converted with the default safety
+/// factor) less the preamble, as the engine computes it.
+fn default_content_budget() -> u32 {
+    Budget::model_tokens_with_factor(DEFAULT_BUDGET, DEFAULT_SAFETY_FACTOR)
+        .in_budget_tokens()
+        .saturating_sub(token_cost_of_len(PREAMBLE.len()))
+}
+
+fn run_project(
+    index: usize,
+    project: &Project,
+    root: &Path,
+    max_tokens: u32,
+    verbose: bool,
+    baseline: bool,
+) -> Result<(Outcome, Option<Outcome>), String> {
+    let (provider, source) = WorkspaceProvider::open(root, WorkspaceOptions::default())
+        .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
+    if verbose {
+        println!(
+            "== {} ({}, {}, index {:?}, {} queries)",
+            project.id,
+            project.language,
+            project.split,
+            source,
+            project.queries.len()
+        );
+    }
+    // An answer that names no file of the project can never be found: say
+    // so, rather than let a typo pass as a ranking miss.
+    for q in &project.queries {
+        for a in q.answers.iter().filter(|a| !root.join(a).is_file()) {
+            eprintln!(
+                "retrieval_ndcg: {}: answer '{a}' of query '{}' is not a file of the project",
+                project.id, q.text
+            );
+        }
+    }
+    let bm25 = baseline.then(|| bm25::Bm25::build(root));
+    let mut per_query = Vec::with_capacity(project.queries.len());
+    let mut baseline_per_query = Vec::new();
+    for q in &project.queries {
+        let ranked =
+            match provider.query(&ContextQuery::new(q.text.clone(), MAX_FRAMES, max_tokens)) {
+                Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
+                Err(e) => {
+                    eprintln!("{}: query '{}' failed: {e}", project.id, q.text);
+                    Vec::new()
+                }
+            };
+        let s = score(&ranked, &q.answers);
+        let base = bm25
+            .as_ref()
+            .map(|b| score(&b.rank(&q.text, CUTOFF), &q.answers));
+        if let Some(b) = base {
+            baseline_per_query.push((q.category, b));
+        }
+        if verbose {
+            let ranks: Vec<String> = q
+                .answers
+                .iter()
+                .map(|a| {
+                    ranked
+                        .iter()
+                        .position(|f| f == a)
+                        .map_or("-".to_owned(), |i| (i + 1).to_string())
+                })
+                .collect();
+            let base = base.map_or(String::new(), |b| format!("  bm25 {:.2}", b.ndcg));
+            println!(
+                "  {:<12} ndcg {:.2}{base}  ranks [{}]  {}",
+                q.category.to_string(),
+                s.ndcg,
+                ranks.join(","),
+                q.text
+            );
+            if s.ndcg < 1.0 {
+                let top: Vec<&str> = ranked.iter().take(3).map(String::as_str).collect();
+                println!("      top: {}", top.join("  "));
+            }
+        }
+        per_query.push((q.category, s));
+    }
+    let baseline = bm25.map(|_| Outcome {
+        project: index,
+        per_query: baseline_per_query,
+    });
+    Ok((
+        Outcome {
+            project: index,
+            per_query,
+        },
+        baseline,
+    ))
+}
+
+/// Mean over the projects of `outcomes` in `split` (all when None) of their
+/// per-project means for `category`; with the number of projects and queries.
+fn mean_over_projects(
+    outcomes: &[Outcome],
+    projects: &[Project],
+    split: Option<&str>,
+    category: Option<Category>,
+) -> Option<(Scores, usize, usize)> {
+    let mut sum = Scores::default();
+    let mut n_projects = 0;
+    let mut n_queries = 0;
+    for o in outcomes {
+        if split.is_some_and(|s| projects[o.project].split != s) {
+            continue;
+        }
+        if let Some(m) = o.mean(category) {
+            sum.add(m);
+            n_projects += 1;
+            n_queries += o
+                .per_query
+                .iter()
+                .filter(|(c, _)| category.is_none_or(|want| want == *c))
+                .count();
+        }
+    }
+    (n_projects > 0).then(|| (sum.divided(n_projects), n_projects, n_queries))
+}
+
+fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
+    println!();
+    println!("## {system}");
+    println!(
+        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7}",
+        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10"
+    );
+    for o in outcomes {
+        let p = &projects[o.project];
+        if let Some(m) = o.mean(None) {
+            println!(
+                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3}",
+                p.id,
+                short_language(&p.language),
+                p.split,
+                o.per_query.len(),
+                m.ndcg,
+                m.recall,
+                m.rr
+            );
+        }
+    }
+    println!();
+    println!(
+        "{:<8} {:<13} {:>8} {:>7} {:>8} {:>9} {:>7}",
+        "split", "category", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
+    );
+    for split in [Some("tuning"), Some("heldout"), None] {
+        let categories = std::iter::once(None).chain(CATEGORIES.iter().copied().map(Some));
+        for category in categories {
+            if let Some((m, np, nq)) = mean_over_projects(outcomes, projects, split, category) {
+                println!(
+                    "{:<8} {:<13} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+                    split.unwrap_or("all"),
+                    category.map_or("overall".to_owned(), |c| c.to_string()),
+                    np,
+                    nq,
+                    m.ndcg,
+                    m.recall,
+                    m.rr
+                );
+            }
+        }
+    }
+    println!();
+    println!(
+        "{:<12} {:>8} {:>7} {:>8} {:>9} {:>7}",
+        "language", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
+    );
+    let mut languages: Vec<&str> = outcomes
+        .iter()
+        .map(|o| projects[o.project].language.as_str())
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    for language in languages {
+        let of_language: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| projects[o.project].language == language)
+            .collect();
+        let mut sum = Scores::default();
+        let mut n_queries = 0;
+        for o in &of_language {
+            if let Some(m) = o.mean(None) {
+                sum.add(m);
+            }
+            n_queries += o.per_query.len();
+        }
+        let m = sum.divided(of_language.len());
+        println!(
+            "{:<12} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+            language,
+            of_language.len(),
+            n_queries,
+            m.ndcg,
+            m.recall,
+            m.rr
+        );
+    }
+}
+
+fn short_language(language: &str) -> &str {
+    match language {
+        "javascript" => "js",
+        "typescript" => "ts",
+        "python" => "py",
+        "rust" => "rs",
+        other => other,
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(Some(a)) => a,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("retrieval_ndcg: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let workspace = workspace.canonicalize().unwrap_or(workspace);
+    let bench = workspace.join("bench/retrieval");
+    let cache = std::env::var_os("CGP_BENCH_CACHE")
+        .map(PathBuf::from)
+        .map(|c| {
+            if c.is_relative() {
+                workspace.join(c)
+            } else {
+                c
+            }
+        })
+        .unwrap_or_else(|| bench.join("cache"));
+    let mut dirs: Vec<PathBuf> = match std::fs::read_dir(bench.join("projects")) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect(),
+        Err(e) => {
+            eprintln!(
+                "retrieval_ndcg: cannot list {}: {e}",
+                bench.join("projects").display()
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    dirs.sort();
+    let mut projects = Vec::new();
+    let mut problems = 0;
+    for dir in &dirs {
+        match load_project(dir) {
+            Ok(p) => projects.push(p),
+            Err(e) => {
+                eprintln!("retrieval_ndcg: skipping {e}");
+                problems += 1;
+            }
+        }
+    }
+    for want in &args.projects {
+        if !projects.iter().any(|p| &p.id == want) {
+            eprintln!("retrieval_ndcg: --project {want}: no such project");
+            return ExitCode::from(2);
+        }
+    }
+    let selected: Vec<usize> = (0..projects.len())
+        .filter(|&i| args.projects.is_empty() || args.projects.contains(&projects[i].id))
+        .filter(|&i| args.split.as_ref().is_none_or(|s| &projects[i].split == s))
+        .collect();
+    let max_tokens = default_content_budget();
+    println!(
+        "retrieval benchmark: {} project(s); each query as `cgp context` asks: max_frames {MAX_FRAMES}, max_tokens {max_tokens} \
+         (budget {DEFAULT_BUDGET} model tokens at safety factor {DEFAULT_SAFETY_FACTOR}, less the preamble); cache {}",
+        selected.len(),
+        cache.display()
+    );
+    let mut outcomes = Vec::new();
+    let mut baseline_outcomes = Vec::new();
+    let mut missing = Vec::new();
+    for i in selected {
+        let project = &projects[i];
+        let root = match project_root(&cache, project) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("retrieval_ndcg: {e}");
+                missing.push(project.id.clone());
+                continue;
+            }
+        };
+        let details = args.verbose && (project.split == "tuning" || args.heldout_details);
+        if args.verbose && !details {
+            println!(
+                "== {}: heldout, per-query lines hidden (--heldout-details shows them; tuning should not look)",
+                project.id
+            );
+        }
+        match run_project(i, project, &root, max_tokens, details, args.baseline) {
+            Ok((o, b)) => {
+                outcomes.push(o);
+                baseline_outcomes.extend(b);
+            }
+            Err(e) => {
+                eprintln!("retrieval_ndcg: {e}");
+                problems += 1;
+            }
+        }
+    }
+    if !missing.is_empty() {
+        eprintln!(
+            "retrieval_ndcg: {} project(s) not fetched ({}): run bench/retrieval/fetch first",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
+    if outcomes.is_empty() {
+        eprintln!("retrieval_ndcg: no project could be scored");
+        return ExitCode::FAILURE;
+    }
+    report("workspace provider", &outcomes, &projects);
+    if !baseline_outcomes.is_empty() {
+        report(
+            "baseline: plain BM25 over whole files",
+            &baseline_outcomes,
+            &projects,
+        );
+    }
+    if problems > 0 || !missing.is_empty() {
+        eprintln!(
+            "retrieval_ndcg: {} project(s) left out; the means above are over the others",
+            problems + missing.len()
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,355 @@
+//! Code chunking with tree-sitter: definitions become `symbol` chunks, the
+//! top-level code between them becomes `snippet` windows.
+//!
+//! Definitions are recognised by walking the syntax tree against a small
+//! per-language table of node kinds rather than by tree-sitter queries: a
+//! table cannot fail to compile against a grammar version, it is cheap, and
+//! it tells us directly which definitions are containers (impl, class,
+//! namespace) whose members are chunks of their own.
+//!
+//! A symbol's region starts at the contiguous doc comments and attributes
+//! above it (so the frame carries signature + doc comment + body) and ends at
+//! the definition's last line.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::window::windows;
+use super::{Chunk, ChunkKind, LineIndex, SymbolInfo, OUTLINE_MIN_LINES};
+use crate::lang::Language;
+
+mod classify;
+mod edges;
+mod imports;
+mod nodes;
+
+use imports::module_prefix;
+use nodes::{descend_into, is_doc_or_attribute, row_of_end, wrapper_of};
+
+/// A parse taking longer than this is abandoned and the file windowed: one
+/// pathological file must not stall an index build.
+const PARSE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Deepest nesting walked; deeper trees (generated code) are windowed.
+const MAX_DEPTH: usize = 256;
+
+thread_local! {
+    /// Parsers are reused per thread and language: creating one per file costs
+    /// more than parsing a small file.
+    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Chunk a code file; `None` when the grammar cannot handle it (the caller
+/// then windows the file).
+pub fn chunk_code(
+    rel_path: &str,
+    lang: Language,
+    text: &str,
+    lines: &LineIndex,
+) -> Option<Vec<Chunk>> {
+    let tree = parse(lang, text)?;
+    let root = tree.root_node();
+    let mut cx = Cx {
+        lang,
+        src: text.as_bytes(),
+        defs: Vec::new(),
+        module: module_prefix(lang, rel_path),
+        rel_path,
+        too_deep: false,
+    };
+    let mut scope = Vec::new();
+    cx.find_defs(root, &mut scope, None, 0);
+    if cx.too_deep || (root.has_error() && cx.defs.is_empty() && lines.line_count() > 3) {
+        return None;
+    }
+    let mut ids = HashMap::new();
+    let mut chunks: Vec<Chunk> = Vec::with_capacity(cx.defs.len() + 4);
+    for i in 0..cx.defs.len() {
+        chunks.push(cx.def_chunk(i, &mut ids, text, lines));
+    }
+    let defs = &cx.defs;
+    // Nested spans: each container excludes its members' lines from its own text.
+    for (i, d) in defs.iter().enumerate() {
+        if let Some(p) = d.parent {
+            let span = (chunks[i].start_line, chunks[i].end_line);
+            chunks[p].nested.push(span);
+        }
+    }
+    // Top-level code between definitions: snippet windows.
+    let mut covered: Vec<(u32, u32)> = defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.parent.is_none())
+        .map(|(i, _)| (chunks[i].start_line, chunks[i].end_line))
+        .collect();
+    covered.sort_unstable();
+    let mut next = 1u32;
+    let last_line = lines.line_count();
+    let mut gaps = Vec::new();
+    for (a, b) in covered
+        .iter()
+        .copied()
+        .chain(std::iter::once((last_line + 1, last_line + 1)))
+    {
+        if a > next {
+            gaps.push((next, a - 1));
+        }
+        next = next.max(b + 1);
+    }
+    for (a, b) in gaps {
+        chunks.extend(
+            windows(text, lines, a, b, ChunkKind::Snippet)
+                .into_iter()
+                .map(|mut w| {
+                    w.method = "tree-sitter-gap";
+                    w
+                }),
+        );
+    }
+    cx.attach_edges(root, &mut chunks, lines.line_count());
+    Some(chunks)
+}
+
+fn parse(lang: Language, text: &str) -> Option<Tree> {
+    let grammar = lang.grammar()?;
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let mut p = Parser::new();
+                p.set_language(&grammar).ok()?;
+                v.insert(p)
+            }
+        };
+        let started = Instant::now();
+        let bytes = text.as_bytes();
+        let mut cancel = |_: &tree_sitter::ParseState| started.elapsed() > PARSE_DEADLINE;
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
+        let tree = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or(&[]),
+            None,
+            Some(options),
+        );
+        if tree.is_none() {
+            // A cancelled parser keeps partial state; reset it for the next file.
+            parser.reset();
+        }
+        tree
+    })
+}
+
+/// One definition found in the tree.
+struct Def<'t> {
+    /// The node whose extent is the definition (a wrapper such as
+    /// `export_statement` or `decorated_definition` when there is one).
+    outer: Node<'t>,
+    /// Where the body starts (for the outline's header).
+    body: Option<Node<'t>>,
+    name: String,
+    qualified: String,
+    kind_label: &'static str,
+    title_override: Option<String>,
+    is_container: bool,
+    parent: Option<usize>,
+}
+
+struct Cx<'s> {
+    lang: Language,
+    src: &'s [u8],
+    defs: Vec<Def<'s>>,
+    module: Vec<String>,
+    rel_path: &'s str,
+    too_deep: bool,
+}
+
+/// Short constants, statics and type aliases are left to the line windows
+/// around them: as frames of their own they would multiply the chunk count
+/// (a bindings file declares thousands) for one line of content each.
+fn is_trivial(class: &Class<'_>, node: Node<'_>) -> bool {
+    let lines = node.end_position().row - node.start_position().row + 1;
+    matches!(class.kind_label, "const" | "static" | "type" | "typedef") && lines < 4
+}
+
+/// What the per-language table says about a node.
+struct Class<'t> {
+    name: String,
+    kind_label: &'static str,
+    /// Members are chunked separately (impl, class, namespace…).
+    container_body: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    /// Scope the members get instead of `name` (Rust `impl Trait for T` → `T`).
+    member_scope: Option<String>,
+    title_override: Option<String>,
+}
+
+impl<'s> Cx<'s> {
+    fn text(&self, n: Node<'_>) -> &'s str {
+        n.utf8_text(self.src).unwrap_or("")
+    }
+
+    fn field_text(&self, n: Node<'_>, field: &str) -> Option<String> {
+        n.child_by_field_name(field)
+            .map(|c| self.text(c).to_owned())
+    }
+
+    fn find_defs(
+        &mut self,
+        node: Node<'s>,
+        scope: &mut Vec<String>,
+        parent: Option<usize>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match self.classify(child).filter(|c| !is_trivial(c, child)) {
+                Some(class) => {
+                    let outer = wrapper_of(self.lang, child);
+                    let mut path = self.module.clone();
+                    path.extend(scope.iter().cloned());
+                    path.push(class.name.clone());
+                    let qualified = path.join(self.lang.scope_separator());
+                    let idx = self.defs.len();
+                    self.defs.push(Def {
+                        outer,
+                        body: class.body,
+                        name: class.name.clone(),
+                        qualified,
+                        kind_label: class.kind_label,
+                        title_override: class.title_override,
+                        is_container: class.container_body.is_some(),
+                        parent,
+                    });
+                    if let Some(body) = class.container_body {
+                        scope.push(class.member_scope.unwrap_or(class.name));
+                        self.find_defs(body, scope, Some(idx), depth + 1);
+                        scope.pop();
+                    }
+                }
+                None => {
+                    // Definitions hide inside wrappers and preprocessor blocks;
+                    // statement bodies of top-level code are walked too (cheap).
+                    if descend_into(self.lang, child.kind()) {
+                        self.find_defs(child, scope, parent, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    fn def_chunk(
+        &self,
+        index: usize,
+        ids: &mut HashMap<String, u32>,
+        text: &str,
+        lines: &LineIndex,
+    ) -> Chunk {
+        let d = &self.defs[index];
+        let end_line = row_of_end(d.outer) + 1;
+        let mut start_line = d.outer.start_position().row as u32 + 1;
+        // Contiguous doc comments / attributes / decorators above the definition.
+        let mut prev = d.outer.prev_sibling();
+        while let Some(p) = prev {
+            if !is_doc_or_attribute(self.lang, p.kind()) || row_of_end(p) + 2 < start_line {
+                break;
+            }
+            start_line = p.start_position().row as u32 + 1;
+            prev = p.prev_sibling();
+        }
+        let mut local_id = d.qualified.clone();
+        let seen = ids.entry(local_id.clone()).or_insert(0);
+        *seen += 1;
+        if *seen > 1 {
+            local_id = format!("{local_id}~{seen}");
+        }
+        let title = match &d.title_override {
+            Some(t) => t.clone(),
+            None => format!("{} {}", d.kind_label, d.qualified),
+        };
+        let mut chunk = Chunk::plain(
+            ChunkKind::Symbol,
+            local_id,
+            title,
+            start_line,
+            end_line,
+            "tree-sitter",
+        );
+        chunk.symbol = Some(SymbolInfo {
+            name: d
+                .name
+                .rsplit(['.', ':'])
+                .next()
+                .unwrap_or(&d.name)
+                .to_owned(),
+            qualified: d.qualified.clone(),
+            kind_label: d.kind_label.to_owned(),
+        });
+        if end_line - start_line + 1 > OUTLINE_MIN_LINES {
+            chunk.outline = Some(self.outline(index, text, lines, start_line, end_line));
+        }
+        chunk
+    }
+
+    /// The compact rendering of a long item: doc + signature, one line per
+    /// member (containers) or an elision marker (bodies), and the closing line.
+    fn outline(&self, index: usize, text: &str, lines: &LineIndex, start: u32, end: u32) -> String {
+        let d = &self.defs[index];
+        let line = |n: u32| {
+            lines
+                .slice(text, n, n)
+                .unwrap_or("")
+                .trim_end_matches(['\n', '\r'])
+        };
+        let body_row = d.body.map_or(start, |b| b.start_position().row as u32 + 1);
+        let header_end = body_row.clamp(start, end).min(start + 12);
+        let mut out = String::new();
+        for n in start..=header_end {
+            out.push_str(line(n));
+            out.push('\n');
+        }
+        let members: Vec<(u32, u32)> = self
+            .defs
+            .iter()
+            .filter(|m| m.parent == Some(index))
+            .map(|m| {
+                (
+                    m.outer.start_position().row as u32 + 1,
+                    row_of_end(m.outer) + 1,
+                )
+            })
+            .collect();
+        if d.is_container && !members.is_empty() {
+            for (a, b) in members {
+                if a <= header_end {
+                    continue;
+                }
+                out.push_str(line(a));
+                out.push_str(&format!("  ⋯ L{a}-{b}\n"));
+            }
+        } else if end > header_end + 1 {
+            let indent: String = line(header_end + 1)
+                .chars()
+                .take_while(|c| c.is_whitespace())
+                .collect();
+            out.push_str(&format!(
+                "{indent}⋯ {} lines elided (L{}-{})\n",
+                end - header_end - 1,
+                header_end + 1,
+                end - 1
+            ));
+        }
+        if end > header_end {
+            out.push_str(line(end));
+            out.push('\n');
+        }
+        out
+    }
+}

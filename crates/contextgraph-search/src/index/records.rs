@@ -1,0 +1,159 @@
+//! What is remembered per file and per chunk (what the store persists),
+//! and how chunker output becomes those records.
+
+use contextgraph_types::Timestamp;
+
+use crate::chunk::{Chunk, ChunkKind, ImportRef, SymbolInfo};
+use crate::lang::Language;
+use crate::tokenize::term_frequencies;
+use crate::walk::SkipReason;
+
+#[cfg(doc)]
+use super::Index;
+
+/// Everything remembered about one chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkRecord {
+    /// Chunk kind (frame kind).
+    pub kind: ChunkKind,
+    /// Id within the file.
+    pub local_id: String,
+    /// Title without path.
+    pub title: String,
+    /// Symbol details for symbol chunks.
+    pub symbol: Option<SymbolInfo>,
+    /// First line (1-based).
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// Bytes of the region (for honest costs before reading the file).
+    pub byte_len: u32,
+    /// SHA-256 of the region's bytes when indexed.
+    pub digest: [u8; 32],
+    /// Provenance `method`.
+    pub method: String,
+    /// Compact rendering, for long items.
+    pub outline: Option<String>,
+    /// When this exact content was first indexed.
+    pub recorded_at: Timestamp,
+    /// When this content is known to have existed (never after `recorded_at`).
+    pub valid_from: Timestamp,
+    /// Own-text term frequencies, sorted by term. Filled by
+    /// [`build_chunk_records`]; empty in records read back from an [`Index`]
+    /// (which keeps them as postings: [`Index::chunk_terms`]).
+    pub terms: Vec<(String, u32)>,
+    /// Own-text token count (BM25 document length).
+    pub doc_len: u32,
+    /// Called names.
+    pub calls: Vec<String>,
+    /// Referenced type names.
+    pub references: Vec<String>,
+    /// Names mentioned in doc code spans.
+    pub documents: Vec<String>,
+    /// Imports.
+    pub imports: Vec<ImportRef>,
+}
+
+/// Everything remembered about one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileRecord {
+    /// Path relative to the root, `/`-separated.
+    pub rel_path: String,
+    /// SHA-256 of the whole file when indexed.
+    pub content_hash: [u8; 32],
+    /// Size when indexed.
+    pub size: u64,
+    /// Modification time when indexed, nanoseconds since the epoch.
+    pub mtime_ns: Option<i128>,
+    /// How it was chunked.
+    pub language: Language,
+    /// Set when a content gate refused the file (it then has no chunks).
+    pub skipped: Option<SkipReason>,
+    /// The chunks.
+    pub chunks: Vec<ChunkRecord>,
+}
+
+/// Turn chunker output into records: region digests, terms, timestamps.
+/// `previous` is the file's earlier record, whose timestamps are kept for
+/// chunks whose content did not change (so `as_of` pins stay meaningful
+/// across edits elsewhere in the file).
+pub fn build_chunk_records(
+    text: &str,
+    chunks: Vec<Chunk>,
+    previous: Option<&FileRecord>,
+    now: Timestamp,
+    mtime: Option<Timestamp>,
+) -> Vec<ChunkRecord> {
+    let lines = crate::chunk::LineIndex::new(text);
+    let mut out = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        let Some(region) = lines.slice(text, c.start_line, c.end_line) else {
+            continue;
+        };
+        let digest = sha256(region.as_bytes());
+        let own_text = own_text(text, &lines, &c);
+        let (terms, doc_len) = term_frequencies(&own_text);
+        let earlier = previous.and_then(|p| {
+            p.chunks
+                .iter()
+                .find(|o| o.local_id == c.local_id && o.digest == digest)
+        });
+        let (recorded_at, valid_from) = match earlier {
+            Some(o) => (o.recorded_at, o.valid_from),
+            // valid_from: the file's mtime when it is plausible (not in the future).
+            None => (now, mtime.filter(|m| *m <= now).unwrap_or(now)),
+        };
+        out.push(ChunkRecord {
+            kind: c.kind,
+            local_id: c.local_id,
+            title: c.title,
+            symbol: c.symbol,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            byte_len: u32::try_from(region.len()).unwrap_or(u32::MAX),
+            digest,
+            method: c.method.to_owned(),
+            outline: c.outline,
+            recorded_at,
+            valid_from,
+            terms,
+            doc_len,
+            calls: c.calls,
+            references: c.references,
+            documents: c.documents,
+            imports: c.imports,
+        });
+    }
+    out
+}
+
+/// The chunk's own text: its lines minus those of nested chunks, plus the
+/// path (so a query naming a file finds its chunks).
+pub(crate) fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -> String {
+    let mut nested = c.nested.clone();
+    nested.sort_unstable();
+    let mut out = String::new();
+    let mut line = c.start_line;
+    for (a, b) in nested {
+        if a > line {
+            out.push_str(lines.slice(text, line, a - 1).unwrap_or(""));
+        }
+        line = line.max(b + 1);
+    }
+    if line <= c.end_line {
+        out.push_str(lines.slice(text, line, c.end_line).unwrap_or(""));
+    }
+    if let Some(s) = &c.symbol {
+        out.push(' ');
+        out.push_str(&s.qualified);
+    }
+    out.push(' ');
+    out.push_str(&c.title);
+    out
+}
+
+/// SHA-256 of bytes, raw.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}

@@ -1,0 +1,64 @@
+//! How a [`Workspace`](crate::Workspace) indexes: what the walk admits,
+//! where the index persists, threads, progress and the clock.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use contextgraph_types::Timestamp;
+
+use crate::walk::WalkOptions;
+
+/// A source of "now", injectable so tests can pin `recorded_at`.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// Where the persistent index lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheLocation {
+    /// The documented default (see [`crate::store`]).
+    Default,
+    /// This base directory (the per-workspace directory is created inside).
+    Base(PathBuf),
+    /// No persistence: index in memory only.
+    Disabled,
+}
+
+/// How the provider indexes and serves.
+#[derive(Clone)]
+pub struct WorkspaceOptions {
+    /// What the walk admits.
+    pub walk: WalkOptions,
+    /// Where the persistent index lives.
+    pub cache: CacheLocation,
+    /// Draw a progress bar on stderr while indexing many files.
+    pub progress: bool,
+    /// The name the progress bar starts with (the program serving the index).
+    pub progress_label: &'static str,
+    /// Indexing threads; 0 means one per available core.
+    pub threads: usize,
+    /// The clock stamping `recorded_at`.
+    pub clock: Clock,
+}
+
+impl Default for WorkspaceOptions {
+    fn default() -> Self {
+        WorkspaceOptions {
+            walk: WalkOptions::default(),
+            cache: CacheLocation::Default,
+            progress: false,
+            progress_label: "contextgraph-search",
+            threads: 0,
+            clock: Arc::new(Timestamp::now),
+        }
+    }
+}
+
+impl std::fmt::Debug for WorkspaceOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkspaceOptions")
+            .field("walk", &self.walk)
+            .field("cache", &self.cache)
+            .field("progress", &self.progress)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
+}

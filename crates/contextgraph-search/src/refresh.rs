@@ -1,0 +1,286 @@
+//! Bringing the index up to date with the files: walk, compare metadata,
+//! read/hash/chunk what changed on all cores, apply, persist.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use contextgraph_types::Timestamp;
+
+use crate::chunk::chunk_file;
+use crate::index::{build_chunk_records, sha256, FileRecord};
+use crate::lang::Language;
+use crate::store::JournalEntry;
+use crate::walk::{content_gate, walk, SkipReason, WalkOptions, WalkedFile};
+use crate::workspace::{IndexError, Workspace};
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Files new to the index.
+    pub added: usize,
+    /// Files whose content changed and were re-chunked.
+    pub changed: usize,
+    /// Files removed (deleted, renamed away, newly ignored).
+    pub removed: usize,
+    /// Files whose metadata changed but whose content hash did not (not re-chunked).
+    pub touched: usize,
+    /// Files unchanged.
+    pub unchanged: usize,
+    /// Files left out, by reason (name, size and content gates).
+    pub skipped: BTreeMap<SkipReason, usize>,
+    /// Bytes read and hashed.
+    pub bytes_read: u64,
+}
+
+impl RefreshReport {
+    /// Whether anything in the index changed.
+    pub fn changed_anything(&self) -> bool {
+        self.added + self.changed + self.removed + self.touched > 0
+    }
+}
+
+impl Workspace {
+    pub(crate) fn refresh_inner(&self, full_snapshot: bool) -> Result<RefreshReport, IndexError> {
+        let _guard = self
+            .shared
+            .refresh_lock
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let shared = &self.shared;
+        let walked = walk(&shared.root, &shared.options.walk);
+        let mut report = RefreshReport::default();
+        for (_, reason) in &walked.skipped {
+            *report.skipped.entry(*reason).or_default() += 1;
+        }
+        // Decide what to read, under a short read lock.
+        let mut work: Vec<(WalkedFile, Option<FileRecord>)> = Vec::new();
+        let mut removed: Vec<String> = Vec::new();
+        {
+            let index = self.read_index();
+            let present: std::collections::HashSet<&str> =
+                walked.files.iter().map(|f| f.rel_path.as_str()).collect();
+            for rec in index.records() {
+                if !present.contains(rec.rel_path.as_str()) {
+                    removed.push(rec.rel_path.clone());
+                }
+            }
+            for f in &walked.files {
+                match index.file(&f.rel_path) {
+                    Some(rec)
+                        if rec.size == f.size
+                            && rec.mtime_ns.is_some()
+                            && rec.mtime_ns == f.mtime.map(nanos) =>
+                    {
+                        report.unchanged += 1;
+                        if let Some(reason) = rec.skipped {
+                            *report.skipped.entry(reason).or_default() += 1;
+                        }
+                    }
+                    Some(rec) => work.push((f.clone(), Some(rec.clone()))),
+                    None => work.push((f.clone(), None)),
+                }
+            }
+        }
+        removed.sort();
+        let now = (shared.options.clock)();
+        let outcomes = self.process_all(&work, now);
+        let mut upserts: Vec<FileRecord> = Vec::new();
+        for ((file, previous), outcome) in work.into_iter().zip(outcomes) {
+            report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
+            let Some(mut record) = outcome else {
+                // Vanished between walk and read: treat as removed.
+                if previous.is_some() {
+                    removed.push(file.rel_path);
+                }
+                continue;
+            };
+            if let Some(reason) = record.skipped {
+                *report.skipped.entry(reason).or_default() += 1;
+            }
+            match previous {
+                Some(prev)
+                    if prev.content_hash == record.content_hash
+                        && prev.skipped == record.skipped =>
+                {
+                    report.touched += 1;
+                    // Records held by the index keep their terms in the
+                    // postings: take them back for the re-upsert and journal.
+                    let mut kept = self
+                        .read_index()
+                        .record_with_terms(&prev.rel_path)
+                        .unwrap_or(prev);
+                    kept.mtime_ns = record.mtime_ns;
+                    kept.size = record.size;
+                    record = kept;
+                }
+                Some(_) => report.changed += 1,
+                None => report.added += 1,
+            }
+            upserts.push(record);
+        }
+        report.removed = removed.len();
+        // Decided before applying: a snapshot is written from the index
+        // itself, so the records can move into it (no copy of every term
+        // string during a cold build); only a journal append needs them kept.
+        let snapshot = shared.store.as_ref().is_some_and(|store| {
+            let journal_large = store.journal_bytes() > 64 * 1024
+                && store.journal_bytes() * 4 > store.snapshot_bytes();
+            full_snapshot || journal_large || store.snapshot_bytes() == 0
+        });
+        let journal_upserts: Vec<FileRecord> = if snapshot || shared.store.is_none() {
+            Vec::new()
+        } else {
+            upserts.clone()
+        };
+        {
+            let mut index = shared.index.write().unwrap_or_else(|p| p.into_inner());
+            for r in &removed {
+                index.remove(r);
+            }
+            for r in upserts {
+                index.upsert(r);
+            }
+            index.compact_if_sparse();
+        }
+        if let Some(store) = &shared.store {
+            if snapshot {
+                let index = self.read_index();
+                store.write_index(&index)?;
+            } else if report.changed_anything() {
+                let mut entries: Vec<JournalEntry> =
+                    removed.into_iter().map(JournalEntry::Delete).collect();
+                entries.extend(journal_upserts.into_iter().map(JournalEntry::Upsert));
+                store.append(&entries)?;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Read, gate and chunk files on all cores, with a progress bar when asked.
+    fn process_all(
+        &self,
+        work: &[(WalkedFile, Option<FileRecord>)],
+        now: Timestamp,
+    ) -> Vec<Option<FileRecord>> {
+        let threads = match self.shared.options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .clamp(1, 16)
+        .min(work.len().max(1));
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let results: Vec<Mutex<Option<FileRecord>>> =
+            work.iter().map(|_| Mutex::new(None)).collect();
+        let progress = self.shared.options.progress && work.len() >= 50;
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((file, previous)) = work.get(i) else {
+                        break;
+                    };
+                    let record =
+                        index_file(file, previous.as_ref(), now, &self.shared.options.walk);
+                    if let Ok(mut slot) = results[i].lock() {
+                        *slot = record;
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            if progress {
+                let mut last = 0;
+                loop {
+                    let d = done.load(Ordering::Relaxed);
+                    if d != last || d == work.len() {
+                        draw_progress(
+                            self.shared.options.progress_label,
+                            d,
+                            work.len(),
+                            started.elapsed(),
+                        );
+                        last = d;
+                    }
+                    if d >= work.len() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                let _ = writeln!(std::io::stderr());
+            }
+        });
+        results
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+            .collect()
+    }
+}
+
+fn nanos(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    }
+}
+
+fn timestamp_of(t: SystemTime) -> Timestamp {
+    Timestamp::from_system_time(t)
+}
+
+/// Read, gate, hash and chunk one file. `None` when it cannot be read.
+fn index_file(
+    file: &WalkedFile,
+    previous: Option<&FileRecord>,
+    now: Timestamp,
+    walk: &WalkOptions,
+) -> Option<FileRecord> {
+    let bytes = std::fs::read(&file.abs_path).ok()?;
+    let content_hash = sha256(&bytes);
+    let language = Language::detect(&file.rel_path);
+    let mut record = FileRecord {
+        rel_path: file.rel_path.clone(),
+        content_hash,
+        size: bytes.len() as u64,
+        mtime_ns: file.mtime.map(nanos),
+        language,
+        skipped: None,
+        chunks: Vec::new(),
+    };
+    if previous.is_some_and(|p| p.content_hash == content_hash) {
+        // Same bytes: the caller keeps the previous chunks (not re-chunked).
+        record.skipped = previous.and_then(|p| p.skipped);
+        return Some(record);
+    }
+    if bytes.len() as u64 > walk.max_file_bytes {
+        record.skipped = Some(SkipReason::TooLarge);
+        return Some(record);
+    }
+    match content_gate(&bytes) {
+        Err(reason) => record.skipped = Some(reason),
+        Ok(text) => {
+            let chunks = chunk_file(&file.rel_path, language, text);
+            record.chunks =
+                build_chunk_records(text, chunks, previous, now, file.mtime.map(timestamp_of));
+        }
+    }
+    Some(record)
+}
+
+fn draw_progress(label: &str, done: usize, total: usize, elapsed: Duration) {
+    let width = 30;
+    let filled = (done * width)
+        .checked_div(total)
+        .unwrap_or(width)
+        .min(width);
+    let rate = done as f64 / elapsed.as_secs_f64().max(0.001);
+    let _ = write!(
+        std::io::stderr(),
+        "\r{label}: indexing [{}{}] {done}/{total} files ({rate:.0}/s)",
+        "#".repeat(filled),
+        ".".repeat(width - filled),
+    );
+}

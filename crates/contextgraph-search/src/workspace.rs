@@ -1,0 +1,191 @@
+//! [`Workspace`]: one directory's index, opened from the cache or built,
+//! shared between threads, refreshed in place (see [`crate::refresh`]) and
+//! read through a [`SearchView`](crate::SearchView).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::index::Index;
+use crate::options::{CacheLocation, WorkspaceOptions};
+use crate::refresh::RefreshReport;
+use crate::store::{cache_dir_for, default_cache_base, Store, StoreError};
+
+/// Why a workspace could not be opened or its index persisted.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The root is not a readable directory.
+    #[error("workspace {path} is not a readable directory ({source}); pass an existing directory")]
+    Root {
+        /// The path given.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The index could not be written (queries still work from memory).
+    #[error("{0}; check the cache directory is writable or disable the cache")]
+    Store(#[from] StoreError),
+}
+
+/// Where the index served after [`Workspace::open`] came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexSource {
+    /// Loaded from the persistent index (call [`Workspace::refresh`] to catch up).
+    Loaded,
+    /// Built from scratch (no index existed, or persistence is disabled).
+    Built,
+    /// Built from scratch because the stored index was not trusted.
+    Rebuilt {
+        /// What was wrong with it.
+        reason: String,
+    },
+}
+
+/// Index statistics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Files known (indexed or content-gated).
+    pub files: usize,
+    /// Live chunks.
+    pub chunks: usize,
+    /// Bytes of the persistent index on disk (0 when disabled).
+    pub bytes_on_disk: u64,
+    /// The cache directory, when persistence is on.
+    pub cache_dir: Option<PathBuf>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) root: PathBuf,
+    pub(crate) options: WorkspaceOptions,
+    pub(crate) index: RwLock<Index>,
+    pub(crate) store: Option<Store>,
+    pub(crate) refresh_lock: Mutex<()>,
+}
+
+/// The search index of one workspace directory. Cheap to clone (shared
+/// state): queries read it while a refresh builds the next version.
+#[derive(Clone)]
+pub struct Workspace {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.shared.root)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Workspace {
+    /// Open the workspace at `root`: load the persistent index when it is
+    /// trustworthy (answering immediately from it; call
+    /// [`refresh`](Self::refresh) to catch up with the files), else build it
+    /// from the files and persist it.
+    pub fn open(
+        root: impl AsRef<Path>,
+        options: WorkspaceOptions,
+    ) -> Result<(Workspace, IndexSource), IndexError> {
+        let given = root.as_ref();
+        let root = std::fs::canonicalize(given).map_err(|source| IndexError::Root {
+            path: given.to_path_buf(),
+            source,
+        })?;
+        if !root.is_dir() {
+            return Err(IndexError::Root {
+                path: given.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
+            });
+        }
+        let store = match &options.cache {
+            CacheLocation::Disabled => None,
+            CacheLocation::Base(base) => Some(Store::new(cache_dir_for(base, &root), &root)),
+            CacheLocation::Default => {
+                default_cache_base().map(|b| Store::new(cache_dir_for(&b, &root), &root))
+            }
+        };
+        let mut source = IndexSource::Built;
+        let mut index = Index::default();
+        if let Some(s) = &store {
+            match s.load_index() {
+                Ok(Some((loaded, _))) => {
+                    index = loaded;
+                    source = IndexSource::Loaded;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    source = IndexSource::Rebuilt {
+                        reason: e.to_string(),
+                    };
+                }
+            }
+        }
+        let workspace = Workspace {
+            shared: Arc::new(Shared {
+                root,
+                options,
+                index: RwLock::new(index),
+                store,
+                refresh_lock: Mutex::new(()),
+            }),
+        };
+        if source != IndexSource::Loaded {
+            workspace.refresh_inner(true)?;
+        }
+        // Queries are answered right away; what the index derives lazily
+        // (reverse edges, slot → terms) is built here in the background under
+        // a read lock, so neither the first anchored query nor the first
+        // refresh waits for all of it. Without a thread it is built on first use.
+        let shared = Arc::clone(&workspace.shared);
+        let _ = std::thread::Builder::new()
+            .name("cgp-workspace-warm-up".into())
+            .spawn(move || {
+                let index = shared.index.read().unwrap_or_else(|p| p.into_inner());
+                index.warm_up();
+            });
+        Ok((workspace, source))
+    }
+
+    /// The canonical workspace root.
+    pub fn root(&self) -> &Path {
+        &self.shared.root
+    }
+
+    /// Build now what the index otherwise derives in the background after
+    /// a load (reverse edges, slot → terms), returning once it exists.
+    /// Serving never needs this; a benchmark does, so that the background
+    /// work of one provider does not run into the timing of the next.
+    pub fn warm_up(&self) {
+        self.read_index().warm_up();
+    }
+
+    /// Index statistics.
+    pub fn stats(&self) -> IndexStats {
+        let index = self.read_index();
+        IndexStats {
+            files: index.file_count(),
+            chunks: index.chunk_count(),
+            bytes_on_disk: self.shared.store.as_ref().map_or(0, Store::size_on_disk),
+            cache_dir: self.shared.store.as_ref().map(|s| s.dir().to_path_buf()),
+        }
+    }
+
+    /// Bring the index up to date with the files: only files whose content
+    /// hash changed are re-chunked (metadata-only changes are re-hashed and
+    /// kept), deleted and renamed-away files are removed, and the changes are
+    /// appended to the persistent journal. Queries keep being answered from
+    /// the previous index while this runs.
+    pub fn refresh(&self) -> Result<RefreshReport, IndexError> {
+        self.refresh_inner(false)
+    }
+
+    pub(crate) fn read_index(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        // A panic while holding the lock leaves a consistent index (updates
+        // are applied whole), so poisoning is not a reason to stop serving.
+        self.shared.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The options this workspace was opened with.
+    pub fn options(&self) -> &WorkspaceOptions {
+        &self.shared.options
+    }
+}

@@ -1,0 +1,6 @@
+//! The search library's integration tests, one module per behaviour, in one
+//! test binary. Helpers shared by the modules are in [`common`].
+
+mod common;
+
+mod search_api;
