@@ -862,3 +862,48 @@ fn finding_7_escape_sequences_from_files_and_providers_are_shown_not_obeyed() {
     let out = s.run(&["consent", "list"]);
     assert!(stdout(&out).contains("1.0\\u{1b}[2J"), "{}", stdout(&out));
 }
+
+/// Finding 3: `.envrc`, `.env-production`, Terraform state and variables,
+/// and files under `secrets/` were indexed and served — by the workspace
+/// provider and by the docs provider alike.
+#[test]
+fn finding_3_secret_files_are_never_served_by_any_provider() {
+    let s = Sandbox::new();
+    let secrets = [
+        ("repo/.envrc", "export DEPLOY_KEY=hunter2envrc\n"),
+        ("repo/.env-production", "DEPLOY_KEY=hunter2envprod\n"),
+        (
+            "repo/terraform.tfstate",
+            "{\"deploy_key\": \"hunter2tfstate\"}\n",
+        ),
+        ("repo/prod.tfvars", "deploy_key = \"hunter2tfvars\"\n"),
+        (
+            "repo/secrets/deploy.md",
+            "# Deploy key\n\nThe deploy key is hunter2secretsdir.\n",
+        ),
+        ("repo/.kube/config", "deploy-key: hunter2kube\n"),
+    ];
+    for (rel, text) in secrets {
+        s.write(rel, text);
+    }
+    s.write(
+        "repo/docs/deploy.md",
+        "# Deploy key\n\nThe deploy key is rotated monthly.\n",
+    );
+    // The user's own configuration adds the docs provider on the repository.
+    s.write(
+        "home/.config/cgp/cgp.toml",
+        &format!(
+            "[providers.docs]\ntype = \"docs\"\ndir = {}\n",
+            toml_str(&s.path("repo"))
+        ),
+    );
+    let out = s.run(&["context", "deploy key", "--budget", "20000", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("rotated monthly"),
+        "the ordinary doc is served: {text}"
+    );
+    assert!(!text.contains("hunter2"), "a secret was served: {text}");
+}

@@ -121,6 +121,11 @@ pub(crate) fn walk(root: &Path, config: &DocsConfig, report: &mut ScanReport) ->
             if name.starts_with('.') || !is_doc_file_name(&name) {
                 continue;
             }
+            // The deny-list every file-reading provider shares
+            // (`secrets/notes.md`, `.kube/README.md`…).
+            if contextgraph_types::secrets::is_secret_path(&rel) {
+                continue;
+            }
             let path = entry.path();
             let meta = if kind.is_symlink() {
                 match symlink_target_inside(root, &path) {

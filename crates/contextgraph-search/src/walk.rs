@@ -216,7 +216,8 @@ fn rel_to_string(rel: &Path) -> String {
 pub fn name_gate(rel_path: &str, options: &WalkOptions) -> Option<SkipReason> {
     let lower = rel_path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    if !options.include_secrets && is_secret_path(&lower, name) {
+    // The shared deny-list (documented in contextgraph_types::secrets).
+    if !options.include_secrets && contextgraph_types::secrets::is_secret_path(&lower) {
         return Some(SkipReason::Secret);
     }
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
@@ -239,51 +240,6 @@ pub fn name_gate(rel_path: &str, options: &WalkOptions) -> Option<SkipReason> {
             "package-lock.json" | "pnpm-lock.yaml" | "go.sum" | "npm-shrinkwrap.json"
         );
     generated_name.then_some(SkipReason::Generated)
-}
-
-fn is_secret_path(lower_path: &str, name: &str) -> bool {
-    let in_secret_dir = lower_path
-        .split('/')
-        .any(|seg| matches!(seg, ".ssh" | ".aws" | ".gnupg" | ".docker" | ".kube"));
-    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    in_secret_dir
-        || name == ".env"
-        || name.starts_with(".env.")
-        || name.ends_with(".env")
-        || matches!(
-            ext,
-            "pem"
-                | "key"
-                | "p12"
-                | "pfx"
-                | "jks"
-                | "keystore"
-                | "kdbx"
-                | "ppk"
-                | "p8"
-                | "gpg"
-                | "asc"
-                | "der"
-        )
-        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
-            .iter()
-            .any(|k| name.starts_with(k))
-        || matches!(
-            name,
-            ".netrc"
-                | "_netrc"
-                | ".pgpass"
-                | ".npmrc"
-                | ".pypirc"
-                | ".htpasswd"
-                | ".git-credentials"
-                | ".dockercfg"
-        )
-        || name.starts_with("credentials")
-        || name.starts_with("secrets.")
-        || name.starts_with("service-account")
-        || name.ends_with(".secret")
-        || name.ends_with(".secrets")
 }
 
 const BINARY_EXTENSIONS: &[&str] = &[
