@@ -907,3 +907,111 @@ fn finding_3_secret_files_are_never_served_by_any_provider() {
     );
     assert!(!text.contains("hunter2"), "a secret was served: {text}");
 }
+
+/// One stdio session with `cgp serve <args>` in the repository: the replies.
+fn serve_session(
+    s: &Sandbox,
+    args: &[&str],
+    lines: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    let mut child = s
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    writeln!(stdin, r#"{{"type":"shutdown"}}"#).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn handshake() -> serde_json::Value {
+    serde_json::json!({"type": "handshake", "protocol_version": "contextgraph/1.0-draft"})
+}
+
+/// Finding 5: `verify` of a gitignored file answered `stale` with the
+/// file's digest (a 4-digit secret was recovered by brute force). Any path
+/// the walk excludes is `gone`, with no digest.
+#[test]
+fn finding_5_verify_answers_gone_without_a_digest_for_excluded_files() {
+    let s = Sandbox::new();
+    s.write(
+        "repo/src/pin.rs",
+        "pub fn secret_pin_value() -> u32 {\n    4821\n}\n",
+    );
+    s.write(
+        "repo/src/other.rs",
+        "pub fn other_pin_value() -> u32 {\n    7\n}\n",
+    );
+    let serve = ["serve", "workspace", "."];
+    let query = serde_json::json!({"type": "query", "id": "q1", "query": {"goal": "secret pin value", "max_frames": 5, "max_tokens": 2000}});
+    let replies = serve_session(&s, &serve, &[handshake(), query]);
+    let ids: Vec<String> = replies[1]["result"]["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_owned())
+        .collect();
+    let pin = ids
+        .iter()
+        .find(|i| i.starts_with("src/pin.rs#"))
+        .expect("served before")
+        .clone();
+    let other = ids
+        .iter()
+        .find(|i| i.starts_with("src/other.rs#"))
+        .expect("served")
+        .clone();
+    // Now excluded: one by .gitignore, one by .cgpignore.
+    s.write("repo/.gitignore", "src/pin.rs\n");
+    s.write("repo/.cgpignore", "src/other.rs\n");
+    let wrong = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    let verify = serde_json::json!({"type": "verify", "id": "v1", "request": {"frames": [
+        {"provider_id": "contextgraph-provider-workspace", "frame_id": pin, "content_digest": wrong},
+        {"provider_id": "contextgraph-provider-workspace", "frame_id": other, "content_digest": wrong},
+    ]}});
+    let replies = serve_session(&s, &serve, &[handshake(), verify]);
+    let verdicts = &replies[1]["response"]["verdicts"];
+    for i in 0..2 {
+        assert_eq!(verdicts[i]["status"], "gone", "{replies:?}");
+        assert!(
+            verdicts[i].get("replacement_digest").is_none(),
+            "{replies:?}"
+        );
+    }
+}
+
+/// Finding 6: `cgp serve docs` (and `type = "docs"` providers) served
+/// gitignored files; `.cgpignore` is honoured there too.
+#[test]
+fn finding_6_the_docs_provider_honours_gitignore_and_cgpignore() {
+    let s = Sandbox::new();
+    s.write(
+        "repo/docs/public.md",
+        "# Rotation\n\nKeys rotate monthly.\n",
+    );
+    s.write(
+        "repo/docs/private-notes.md",
+        "# Rotation\n\nThe root password is hunter2notes.\n",
+    );
+    s.write("repo/docs/draft.md", "# Rotation\n\nDraft: hunter2draft.\n");
+    s.write("repo/.gitignore", "docs/private-notes.md\n");
+    s.write("repo/.cgpignore", "docs/draft.md\n");
+    let query = serde_json::json!({"type": "query", "id": "q1", "query": {"goal": "rotation", "max_frames": 10, "max_tokens": 4000}});
+    let replies = serve_session(&s, &["serve", "docs", "."], &[handshake(), query]);
+    let frames = replies[1]["result"]["frames"].to_string();
+    assert!(frames.contains("rotate monthly"), "{frames}");
+    assert!(
+        !frames.contains("hunter2"),
+        "an ignored document was served: {frames}"
+    );
+}
