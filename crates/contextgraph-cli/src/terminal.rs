@@ -7,7 +7,8 @@
 //! This is the CLI's one place for it; when the shared text helper in
 //! `contextgraph-types` lands, this function becomes a call to it.
 
-/// `text` with every control character (C0, DEL, C1: ESC, CR, BEL, and
+/// `text` with every control character (ASCII controls, DEL and U+0080 to
+/// U+009F: ESC, CR, BEL, and
 /// newlines too, so one value cannot forge a second line) and every
 /// bidirectional formatting character escaped as `\u{…}`.
 pub fn for_terminal(text: &str) -> String {
