@@ -178,7 +178,9 @@ impl Engine {
         let (consent_path, store) = match consent::store_path(config) {
             // Opened only when it exists: a `cgp context` with nothing
             // granted writes nothing, and no store means default-deny.
-            Ok(path) if options.create_consent_store || path.is_file() => {
+            // Anything at the path (a directory, say) is opened too, so
+            // that it is reported rather than silently taken as "no store".
+            Ok(path) if options.create_consent_store || path.exists() => {
                 match ConsentStore::open(&path) {
                     Ok(store) => (Some(path), Some(store)),
                     Err(e) => {

@@ -193,6 +193,12 @@ impl WorkspaceProvider {
         if contextgraph_search::walk::name_gate(rel, self.walk_options()).is_some() {
             return Err("file is excluded");
         }
+        // A file the walk would leave out (gitignored, .cgpignore'd) is
+        // `gone` with no digest: answering `stale` with its replacement
+        // digest would let a peer brute-force its content.
+        if contextgraph_search::walk::is_ignored(self.root(), rel) {
+            return Err("file is excluded");
+        }
         let path = self.root().join(rel);
         // Identities come from the peer: never follow a symlinked directory out of the root.
         let real = std::fs::canonicalize(&path).map_err(|_| "file is gone")?;

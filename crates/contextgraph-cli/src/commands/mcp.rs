@@ -114,6 +114,22 @@ impl ContextService for EngineService {
             .context(&engine_request)
             .await
             .map_err(|e| e.to_string())?;
+        // As `cgp context` exits 1: with no provider answering there is
+        // no context, and the client must not take an empty prompt as one.
+        if answer.answered() == 0 {
+            let reasons: Vec<String> = answer
+                .providers
+                .iter()
+                .map(|p| {
+                    format!(
+                        "provider {}: {}",
+                        p.name,
+                        p.detail.as_deref().unwrap_or("contributed nothing")
+                    )
+                })
+                .collect();
+            return Err(format!("no provider answered: {}", reasons.join("; ")));
+        }
         Ok(reply(answer))
     }
 
