@@ -399,7 +399,7 @@ fn main() -> ExitCode {
             total_bytes
         ),
     );
-    let bytes = match spec.to_safetensors(Storage::I8) {
+    let bytes = match spec.to_safetensors(Storage::Int8) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");

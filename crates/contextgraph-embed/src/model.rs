@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::error::ModelError;
-use crate::safetensors::{SafeTensors, TensorInfo};
+use crate::safetensors::{dtype, SafeTensors, TensorInfo};
 use crate::tokenize::TOKENIZER_NAME;
 
 /// Name of the `[vocab, dim]` tensor of token vectors.
@@ -272,7 +272,7 @@ fn wrong_dtype(file: &str, tensor: &str, info: &TensorInfo, expected: &str) -> M
 }
 
 /// Reads the embeddings as `f32`, dequantising int8 rows with `scales` and
-/// widening `F16`; rejects non-finite values.
+/// widening `f16`; rejects non-finite values.
 fn read_embeddings(
     st: &SafeTensors<'_>,
     emb: &TensorInfo,
@@ -283,11 +283,11 @@ fn read_embeddings(
     let bytes = st.bytes(emb);
     let scales = st.tensor(SCALES_TENSOR);
     let vectors: Vec<f32> = match emb.dtype.as_str() {
-        "F32" => bytes
+        dtype::FLOAT32 => bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect(),
-        "F16" => bytes
+        dtype::FLOAT16 => bytes
             .chunks_exact(2)
             .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
             .collect(),
@@ -306,7 +306,7 @@ fn read_embeddings(
             }
             out
         }
-        _ => return Err(wrong_dtype(file, EMBEDDINGS_TENSOR, emb, "F32, F16 or I8")),
+        _ => return Err(wrong_dtype(file, EMBEDDINGS_TENSOR, emb, "f32, f16 or I8")),
     };
     if emb.dtype != "I8" {
         if let Some(info) = scales {
@@ -329,7 +329,7 @@ fn read_embeddings(
     Ok(vectors)
 }
 
-/// Reads a `[rows]` F32 tensor.
+/// Reads a `[rows]` f32 tensor.
 fn read_row_f32(
     st: &SafeTensors<'_>,
     info: &TensorInfo,
@@ -337,8 +337,8 @@ fn read_row_f32(
     rows: usize,
     file: &str,
 ) -> Result<Vec<f32>, ModelError> {
-    if info.dtype != "F32" {
-        return Err(wrong_dtype(file, name, info, "F32"));
+    if info.dtype != dtype::FLOAT32 {
+        return Err(wrong_dtype(file, name, info, dtype::FLOAT32));
     }
     if info.shape[..] != [rows as u64] {
         return Err(bad_shape(

@@ -12,20 +12,20 @@ use crate::model::{
     f32_to_f16, EMBEDDINGS_TENSOR, NAME_KEY, SCALES_TENSOR, TOKENIZER_KEY, VOCAB_KEY,
     WEIGHTS_TENSOR,
 };
-use crate::safetensors::{self, TensorData};
+use crate::safetensors::{self, dtype, TensorData};
 use crate::tokenize::TOKENIZER_NAME;
 
 /// How the embeddings are stored in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Storage {
     /// 4 bytes per value, exact.
-    F32,
+    Float32,
     /// 2 bytes per value, IEEE half precision.
-    F16,
+    Float16,
     /// 1 byte per value plus a per-row `f32` scale (`value = q * scale`,
     /// `scale = max |row| / 127`): the smallest, and for unit-length rows the
     /// error is below 1% of a cosine.
-    I8,
+    Int8,
 }
 
 /// What a model is made of, before it is written.
@@ -79,15 +79,15 @@ impl ModelSpec {
         let shape = vec![rows as u64, self.dim as u64];
         let mut tensors = Vec::new();
         match storage {
-            Storage::F32 => tensors.push(TensorData {
+            Storage::Float32 => tensors.push(TensorData {
                 name: EMBEDDINGS_TENSOR.into(),
-                dtype: "F32".into(),
+                dtype: dtype::FLOAT32.into(),
                 shape,
                 bytes: f32_bytes(&self.vectors),
             }),
-            Storage::F16 => tensors.push(TensorData {
+            Storage::Float16 => tensors.push(TensorData {
                 name: EMBEDDINGS_TENSOR.into(),
-                dtype: "F16".into(),
+                dtype: dtype::FLOAT16.into(),
                 shape,
                 bytes: self
                     .vectors
@@ -95,7 +95,7 @@ impl ModelSpec {
                     .flat_map(|&v| f32_to_f16(v).to_le_bytes())
                     .collect(),
             }),
-            Storage::I8 => {
+            Storage::Int8 => {
                 let (q, scales) = quantize_rows(&self.vectors, self.dim);
                 tensors.push(TensorData {
                     name: EMBEDDINGS_TENSOR.into(),
@@ -105,7 +105,7 @@ impl ModelSpec {
                 });
                 tensors.push(TensorData {
                     name: SCALES_TENSOR.into(),
-                    dtype: "F32".into(),
+                    dtype: dtype::FLOAT32.into(),
                     shape: vec![rows as u64],
                     bytes: f32_bytes(&scales),
                 });
@@ -120,7 +120,7 @@ impl ModelSpec {
             }
             tensors.push(TensorData {
                 name: WEIGHTS_TENSOR.into(),
-                dtype: "F32".into(),
+                dtype: dtype::FLOAT32.into(),
                 shape: vec![rows as u64],
                 bytes: f32_bytes(w),
             });

@@ -28,8 +28,11 @@ fn model() -> StaticModel {
         weights: Some(vec![1.0, 1.0, 1.0, 0.0, 3.0]),
         metadata: BTreeMap::new(),
     };
-    StaticModel::from_bytes(&spec.to_safetensors(Storage::F32).expect("valid"), "tiny")
-        .expect("loads")
+    StaticModel::from_bytes(
+        &spec.to_safetensors(Storage::Float32).expect("valid"),
+        "tiny",
+    )
+    .expect("loads")
 }
 
 #[test]

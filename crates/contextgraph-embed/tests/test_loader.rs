@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use contextgraph_embed::safetensors::{write, TensorData};
+use contextgraph_embed::safetensors::{dtype, write, TensorData};
 use contextgraph_embed::{ModelError, ModelSpec, StaticModel, Storage};
 
 /// A three-token, four-dimensional model.
@@ -59,9 +59,9 @@ fn with_header(header: &str, data: &[u8]) -> Vec<u8> {
 #[test]
 fn every_storage_round_trips_within_its_precision() {
     for (storage, tolerance) in [
-        (Storage::F32, 0.0),
-        (Storage::F16, 1e-3),
-        (Storage::I8, 1e-2),
+        (Storage::Float32, 0.0),
+        (Storage::Float16, 1e-3),
+        (Storage::Int8, 1e-2),
     ] {
         let bytes = tiny_spec().to_safetensors(storage).expect("valid spec");
         let model = StaticModel::from_bytes(&bytes, "tiny.safetensors").expect("loads");
@@ -86,8 +86,13 @@ fn loads_from_a_path_and_reads_a_sibling_vocab_when_the_metadata_has_none() {
     let dir = tempfile::tempdir().expect("tempdir");
     let spec = tiny_spec();
     let tensors = [
-        tensor("embeddings", "F32", &[3, 4], f32_bytes(&spec.vectors)),
-        tensor("weights", "F32", &[3], f32_bytes(&[1.0, 2.0, 0.5])),
+        tensor(
+            "embeddings",
+            dtype::FLOAT32,
+            &[3, 4],
+            f32_bytes(&spec.vectors),
+        ),
+        tensor("weights", dtype::FLOAT32, &[3], f32_bytes(&[1.0, 2.0, 0.5])),
     ];
     let metadata = BTreeMap::from([("tokenizer".to_string(), "code-split-v1".to_string())]);
     let path = dir.path().join("model.safetensors");
@@ -150,13 +155,13 @@ fn a_header_that_is_not_json_is_malformed() {
 fn tensor_entries_are_checked_field_by_field() {
     let cases = [
         // Unknown dtype.
-        r#"{"embeddings": {"dtype": "Q4", "shape": [1, 1], "data_offsets": [0, 1]}}"#,
+        r#"{"embeddings": {"dtype": "QUAD", "shape": [1, 1], "data_offsets": [0, 1]}}"#,
         // Shape is not integers.
         r#"{"embeddings": {"dtype": "I8", "shape": [1, -1], "data_offsets": [0, 1]}}"#,
         // Offsets backwards.
         r#"{"embeddings": {"dtype": "I8", "shape": [1, 1], "data_offsets": [1, 0]}}"#,
         // Byte length disagrees with the shape.
-        r#"{"embeddings": {"dtype": "F32", "shape": [1, 1], "data_offsets": [0, 1]}}"#,
+        r#"{"embeddings": {"dtype": dtype::FLOAT32, "shape": [1, 1], "data_offsets": [0, 1]}}"#,
         // Metadata values must be strings.
         r#"{"__metadata__": {"vocab": 3}}"#,
     ];
@@ -173,7 +178,7 @@ fn tensor_entries_are_checked_field_by_field() {
 #[test]
 fn data_shorter_than_the_offsets_is_truncated() {
     let mut bytes = tiny_spec()
-        .to_safetensors(Storage::F32)
+        .to_safetensors(Storage::Float32)
         .expect("valid spec");
     bytes.truncate(bytes.len() - 5);
     let err = StaticModel::from_bytes(&bytes, "cut.safetensors").expect_err("cut data");
@@ -184,7 +189,7 @@ fn data_shorter_than_the_offsets_is_truncated() {
 #[test]
 fn trailing_or_overlapping_bytes_are_malformed() {
     let mut bytes = tiny_spec()
-        .to_safetensors(Storage::F32)
+        .to_safetensors(Storage::Float32)
         .expect("valid spec");
     bytes.extend_from_slice(&[0; 4]);
     let err = StaticModel::from_bytes(&bytes, "long.safetensors").expect_err("trailing data");
@@ -198,15 +203,18 @@ fn trailing_or_overlapping_bytes_are_malformed() {
 
 #[test]
 fn embeddings_in_an_unsupported_dtype_are_a_wrong_dtype() {
-    let tensors = [tensor("embeddings", "F64", &[3, 4], vec![0; 96])];
+    let tensors = [tensor("embeddings", dtype::FLOAT64, &[3, 4], vec![0; 96])];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
         "f64.safetensors",
     )
-    .expect_err("F64");
+    .expect_err(dtype::FLOAT64);
     match err {
         ModelError::WrongDtype { tensor, found, .. } => {
-            assert_eq!((tensor.as_str(), found.as_str()), ("embeddings", "F64"));
+            assert_eq!(
+                (tensor.as_str(), found.as_str()),
+                ("embeddings", dtype::FLOAT64)
+            );
         }
         other => panic!("expected WrongDtype, got {other}"),
     }
@@ -215,18 +223,25 @@ fn embeddings_in_an_unsupported_dtype_are_a_wrong_dtype() {
 #[test]
 fn weights_in_the_wrong_dtype_or_length_are_rejected() {
     let spec = tiny_spec();
-    let emb = || tensor("embeddings", "F32", &[3, 4], f32_bytes(&spec.vectors));
-    let tensors = [emb(), tensor("weights", "F16", &[3], vec![0; 6])];
+    let emb = || {
+        tensor(
+            "embeddings",
+            dtype::FLOAT32,
+            &[3, 4],
+            f32_bytes(&spec.vectors),
+        )
+    };
+    let tensors = [emb(), tensor("weights", dtype::FLOAT16, &[3], vec![0; 6])];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
         "w.safetensors",
     )
-    .expect_err("F16 weights");
+    .expect_err("f16 weights");
     assert!(matches!(err, ModelError::WrongDtype { .. }), "{err}");
 
     let tensors = [
         emb(),
-        tensor("weights", "F32", &[2], f32_bytes(&[1.0, 1.0])),
+        tensor("weights", dtype::FLOAT32, &[2], f32_bytes(&[1.0, 1.0])),
     ];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
@@ -237,7 +252,12 @@ fn weights_in_the_wrong_dtype_or_length_are_rejected() {
 
     let tensors = [
         emb(),
-        tensor("weights", "F32", &[3], f32_bytes(&[1.0, -1.0, 1.0])),
+        tensor(
+            "weights",
+            dtype::FLOAT32,
+            &[3],
+            f32_bytes(&[1.0, -1.0, 1.0]),
+        ),
     ];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
@@ -262,8 +282,13 @@ fn int8_embeddings_need_scales_and_float_embeddings_refuse_them() {
 
     let spec = tiny_spec();
     let tensors = [
-        tensor("embeddings", "F32", &[3, 4], f32_bytes(&spec.vectors)),
-        tensor("scales", "F32", &[3], f32_bytes(&[1.0; 3])),
+        tensor(
+            "embeddings",
+            dtype::FLOAT32,
+            &[3, 4],
+            f32_bytes(&spec.vectors),
+        ),
+        tensor("scales", dtype::FLOAT32, &[3], f32_bytes(&[1.0; 3])),
     ];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
@@ -275,7 +300,7 @@ fn int8_embeddings_need_scales_and_float_embeddings_refuse_them() {
 
 #[test]
 fn a_file_without_embeddings_is_a_missing_tensor() {
-    let tensors = [tensor("weights", "F32", &[1], f32_bytes(&[1.0]))];
+    let tensors = [tensor("weights", dtype::FLOAT32, &[1], f32_bytes(&[1.0]))];
     let err = StaticModel::from_bytes(&raw(&tensors, &meta("budget")), "none.safetensors")
         .expect_err("no embeddings");
     assert!(
@@ -304,7 +329,7 @@ fn a_vocabulary_that_does_not_match_the_rows_is_rejected() {
     let emb = || {
         [tensor(
             "embeddings",
-            "F32",
+            dtype::FLOAT32,
             &[3, 4],
             f32_bytes(&spec.vectors),
         )]
@@ -328,7 +353,7 @@ fn a_model_from_another_tokenizer_or_without_one_is_refused() {
     let spec = tiny_spec();
     let tensors = [tensor(
         "embeddings",
-        "F32",
+        dtype::FLOAT32,
         &[3, 4],
         f32_bytes(&spec.vectors),
     )];
@@ -351,14 +376,19 @@ fn nan_vectors_and_scales_are_bad_values() {
     let mut spec = tiny_spec();
     spec.vectors[5] = f32::NAN;
     let bytes = spec
-        .to_safetensors(Storage::F32)
+        .to_safetensors(Storage::Float32)
         .expect("writer does not judge values");
     let err = StaticModel::from_bytes(&bytes, "nan.safetensors").expect_err("NaN");
     assert!(matches!(err, ModelError::BadValue { row: 1, .. }), "{err}");
 
     let tensors = [
         tensor("embeddings", "I8", &[3, 4], vec![1; 12]),
-        tensor("scales", "F32", &[3], f32_bytes(&[1.0, 1.0, f32::INFINITY])),
+        tensor(
+            "scales",
+            dtype::FLOAT32,
+            &[3],
+            f32_bytes(&[1.0, 1.0, f32::INFINITY]),
+        ),
     ];
     let err = StaticModel::from_bytes(
         &raw(&tensors, &meta("budget\ncost\nsocket")),
@@ -370,7 +400,9 @@ fn nan_vectors_and_scales_are_bad_values() {
 
 #[test]
 fn vectors_stored_by_an_index_are_checked_against_the_model() {
-    let bytes = tiny_spec().to_safetensors(Storage::I8).expect("valid spec");
+    let bytes = tiny_spec()
+        .to_safetensors(Storage::Int8)
+        .expect("valid spec");
     let model = StaticModel::from_bytes(&bytes, "tiny.safetensors").expect("loads");
     assert!(model.check_dim(4).is_ok());
     let err = model.check_dim(96).expect_err("dimension mismatch");
@@ -392,7 +424,7 @@ fn vectors_stored_by_an_index_are_checked_against_the_model() {
     // A different model of the same shape has a different fingerprint.
     let mut other = tiny_spec();
     other.vectors[0] = 0.5;
-    let other = StaticModel::from_bytes(&other.to_safetensors(Storage::I8).expect("valid"), "o")
+    let other = StaticModel::from_bytes(&other.to_safetensors(Storage::Int8).expect("valid"), "o")
         .expect("loads");
     assert_ne!(other.fingerprint(), model.fingerprint());
 }
@@ -401,11 +433,11 @@ fn vectors_stored_by_an_index_are_checked_against_the_model() {
 fn the_writer_refuses_inconsistent_specs() {
     let mut spec = tiny_spec();
     spec.vectors.pop();
-    assert!(spec.to_safetensors(Storage::F32).is_err());
+    assert!(spec.to_safetensors(Storage::Float32).is_err());
     let mut spec = tiny_spec();
     spec.weights = Some(vec![1.0]);
-    assert!(spec.to_safetensors(Storage::F32).is_err());
+    assert!(spec.to_safetensors(Storage::Float32).is_err());
     let mut spec = tiny_spec();
     spec.tokens[0] = "two words".into();
-    assert!(spec.to_safetensors(Storage::F32).is_err());
+    assert!(spec.to_safetensors(Storage::Float32).is_err());
 }

@@ -126,8 +126,11 @@ fn a_model_other_than_the_one_the_vectors_came_from_is_refused() {
         weights: None,
         metadata: BTreeMap::new(),
     };
-    let tiny = StaticModel::from_bytes(&tiny.to_safetensors(Storage::F32).expect("valid"), "tiny")
-        .expect("loads");
+    let tiny = StaticModel::from_bytes(
+        &tiny.to_safetensors(Storage::Float32).expect("valid"),
+        "tiny",
+    )
+    .expect("loads");
     let view = ws.view();
     let err = semantic
         .semantic_scores(&view, &tiny, "retry")
