@@ -153,7 +153,7 @@ fn run_project(
             ..WorkspaceOptions::default()
         },
     )
-        .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
+    .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
     if verbose {
         println!(
             "== {} ({}, {}, index {:?}, {} queries)",

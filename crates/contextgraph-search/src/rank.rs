@@ -16,10 +16,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
-use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::query_terms::{
     asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
 };
+use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::uri::parse_anchor;
 
 const K1: f32 = 1.2;
