@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use contextgraph_types::Timestamp;
 
+use crate::rerank::RerankSignals;
 use crate::walk::WalkOptions;
 
 /// A source of "now", injectable so tests can pin `recorded_at`.
@@ -37,6 +38,9 @@ pub struct WorkspaceOptions {
     pub threads: usize,
     /// The clock stamping `recorded_at`.
     pub clock: Clock,
+    /// Which steps of the ranking layer run (all by default; the retrieval
+    /// benchmark switches one off at a time to measure it).
+    pub rank_signals: RerankSignals,
 }
 
 impl Default for WorkspaceOptions {
@@ -48,6 +52,7 @@ impl Default for WorkspaceOptions {
             progress_label: "contextgraph-search",
             threads: 0,
             clock: Arc::new(Timestamp::now),
+            rank_signals: RerankSignals::default(),
         }
     }
 }
@@ -59,6 +64,7 @@ impl std::fmt::Debug for WorkspaceOptions {
             .field("cache", &self.cache)
             .field("progress", &self.progress)
             .field("threads", &self.threads)
+            .field("rank_signals", &self.rank_signals)
             .finish_non_exhaustive()
     }
 }

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
+use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::query_terms::{
     asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
 };
@@ -113,7 +114,29 @@ pub fn search_with_phrase(
     accept: &dyn Fn(&ChunkRecord) -> bool,
     has_phrase: &dyn Fn(u32) -> bool,
 ) -> Vec<Ranked> {
+    search_with_signals(
+        graph,
+        text,
+        anchors,
+        accept,
+        has_phrase,
+        RerankSignals::default(),
+    )
+}
+
+/// [`search_with_phrase`] with the ranking layer's steps chosen one by one
+/// (see [`crate::rerank`]): the benchmark's ablations and the tests that
+/// prove each step matters switch one off.
+pub fn search_with_signals(
+    graph: &Graph<'_>,
+    text: &str,
+    anchors: &[String],
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+    has_phrase: &dyn Fn(u32) -> bool,
+    signals: RerankSignals,
+) -> Vec<Ranked> {
     let index = graph.index;
+    let accepted_record = |c: &ChunkRecord| accept(c);
     let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
     let words = query_words(text, MAX_QUERY_TERMS);
     let n = index.chunk_count().max(1) as f32;
@@ -233,7 +256,7 @@ pub fn search_with_phrase(
     // Path shares per file (NaN: not computed yet); a file's chunks are
     // often many of the candidates.
     let mut path_shares: Vec<f32> = vec![f32::NAN; index.file_capacity()];
-    let mut out: Vec<Ranked> = candidates
+    let mut scored: Vec<Candidate> = candidates
         .into_iter()
         .map(|slot| {
             let chunk = index.chunk(slot);
@@ -266,20 +289,34 @@ pub fn search_with_phrase(
             if phrase_hits.contains(&slot) {
                 raw += W_PHRASE * (1.0 - raw);
             }
-            let test_code = chunk.is_some_and(|(file, c)| {
-                is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
-            });
-            if test_code && !wants_tests {
-                raw *= TEST_CODE_FACTOR;
+            if !signals.roles {
+                // Without the role step, the older test-code demotion.
+                let test_code = chunk.is_some_and(|(file, c)| {
+                    is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
+                });
+                if test_code && !wants_tests {
+                    raw *= TEST_CODE_FACTOR;
+                }
             }
-            let is_anchored = anchored.contains(&slot);
+            Candidate { slot, score: raw }
+        })
+        .collect();
+    rerank(index, &QueryShape::of(text), signals, &accepted_record, &mut scored);
+    // The layer's boosts can lift scores above 1: back into [0, 1].
+    let max_raw = scored.iter().map(|c| c.score).fold(0.0f32, f32::max);
+    let scale = if max_raw > 1.0 { 1.0 / max_raw } else { 1.0 };
+    let mut out: Vec<Ranked> = scored
+        .into_iter()
+        .map(|c| {
+            let raw = (c.score * scale).clamp(0.0, 1.0);
+            let is_anchored = anchored.contains(&c.slot);
             let score = match (any_anchored, is_anchored) {
                 (false, _) => raw,
                 (true, true) => 0.5 + 0.5 * raw,
                 (true, false) => 0.5 * raw * 0.999,
             };
             Ranked {
-                slot,
+                slot: c.slot,
                 score: score.clamp(0.0, 1.0),
                 anchored: is_anchored,
             }

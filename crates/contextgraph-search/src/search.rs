@@ -11,7 +11,7 @@ use contextgraph_types::Relation;
 use crate::chunk::LineIndex;
 use crate::graph::Graph;
 use crate::index::{ChunkRecord, Index};
-use crate::rank::{contains_phrase, phrase_words, search_with_phrase, Ranked};
+use crate::rank::{contains_phrase, phrase_words, search_with_signals, Ranked};
 use crate::workspace::Workspace;
 
 /// What to search for besides the goal words.
@@ -53,6 +53,7 @@ impl FileCache {
 /// One version of a workspace's index, held for reading.
 pub struct SearchView<'w> {
     root: &'w Path,
+    signals: crate::rerank::RerankSignals,
     index: RwLockReadGuard<'w, Index>,
 }
 
@@ -63,6 +64,7 @@ impl Workspace {
     pub fn view(&self) -> SearchView<'_> {
         SearchView {
             root: &self.shared.root,
+            signals: self.shared.options.rank_signals,
             index: self.read_index(),
         }
     }
@@ -118,6 +120,13 @@ impl<'w> SearchView<'w> {
                 .slice(text, c.start_line, c.end_line)
                 .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
         };
-        search_with_phrase(&graph, goal, options.anchors, options.accept, &has_phrase)
+        search_with_signals(
+            &graph,
+            goal,
+            options.anchors,
+            options.accept,
+            &has_phrase,
+            self.signals,
+        )
     }
 }
