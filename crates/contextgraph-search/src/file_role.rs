@@ -390,7 +390,7 @@ impl GoalRoles {
         {
             let w = word.to_ascii_lowercase();
             let w = w.strip_suffix('s').filter(|s| s.len() >= 2).unwrap_or(&w);
-            let has = |list: &[&str]| list.iter().any(|x| *x == w);
+            let has = |list: &[&str]| list.contains(&w);
             roles.tests |= has(TEST_WORDS);
             roles.examples |= has(EXAMPLE_WORDS);
             roles.docs |= has(DOC_WORDS);

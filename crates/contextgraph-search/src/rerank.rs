@@ -217,7 +217,7 @@ fn is_identifier_path(word: &str) -> bool {
 
 /// The last segment of an identifier path.
 fn last_segment(word: &str) -> Option<&str> {
-    word.rsplit(|c| c == ':' || c == '.' || c == '>')
+    word.rsplit([':', '.', '>'])
         .next()
         .map(|s| s.trim_end_matches('-'))
         .filter(|s| !s.is_empty())
