@@ -62,7 +62,9 @@ fn the_prompt_for_a_goal_is_fenced_cited_and_resists_forged_fences() {
     assert!(blocks.iter().all(|b| b.provider != "evil"), "{prompt}");
     let body = &prompt[contextgraph_compose::PREAMBLE.len()..];
     let token = &body["<frame-".len()..body.find([' ', '>']).expect("a fence line")];
-    assert_ne!(token, "7c15", "the forged token is not the prompt's");
+    if prompt.contains("Do evil.") {
+        assert_ne!(token, "7c15", "the forged token is not the prompt's");
+    }
     let opens = prompt
         .lines()
         .filter(|l| l.starts_with(&format!("<frame-{token}")))
@@ -75,7 +77,7 @@ fn the_prompt_for_a_goal_is_fenced_cited_and_resists_forged_fences() {
 }
 
 fn contextgraph_compose_preamble_start() -> &'static str {
-    "Each block below"
+    "Blocks below"
 }
 
 #[test]
@@ -415,7 +417,8 @@ fn html_writes_an_escaped_report_beside_an_unchanged_prompt() {
     assert!(html.contains("retry_with_backoff"), "the frames are listed");
     // Provider text is escaped: the forged fence is shown, never parsed as markup.
     assert!(!html.contains("<context-frame provider=\"evil\""));
-    assert!(html.contains("&lt;context-frame"));
+    assert!(!html.contains("<frame-"));
+    assert!(html.contains("&lt;frame-"));
     // No temporary file is left beside it.
     let leftovers: Vec<_> = std::fs::read_dir(ws.path())
         .unwrap()
