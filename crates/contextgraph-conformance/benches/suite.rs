@@ -3,7 +3,7 @@
 //! runs (three provider processes each) against the misbehaving provider's
 //! `normal` mode and the docs provider on a small Markdown folder.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common.rs"]
 mod common;
 
 use contextgraph_conformance::{run_suite, SuiteOptions, Target};

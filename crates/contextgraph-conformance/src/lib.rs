@@ -5,7 +5,7 @@
 //! "Conformant" means green on this suite for the provider's declared
 //! capabilities (REQUIREMENTS §5). A suite that only ever passes proves
 //! nothing, so each check is paired with a mode of the misbehaving provider
-//! that it must catch (see this crate's `test_misbehaving_modes`).
+//! that it must catch (see this crate's `tests/it/misbehaving_modes.rs`).
 //!
 //! ```no_run
 //! use contextgraph_conformance::{run_suite, SuiteOptions, Target};

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
+use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::query_terms::{
     asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
 };
@@ -52,6 +53,13 @@ const MAX_PROXIMITY_ONLY: usize = 50;
 /// Lexical candidates kept for combined scoring (a query never needs more:
 /// answers are bounded by `max_frames` and budgets far below this).
 const MAX_LEXICAL_CANDIDATES: usize = 2000;
+
+/// Weight of the semantic signal for prose goals, and for symbol lookups
+/// (where the name carries the query and the model adds little).
+const W_SEMANTIC: f32 = 0.3;
+const W_SEMANTIC_IDENTIFIER: f32 = 0.05;
+/// Best semantic matches considered (as candidates and for the signal).
+const SEMANTIC_CANDIDATES: usize = 30;
 
 /// Weight of an exact phrase match (the query's words, in order, inside the
 /// chunk: a pasted error message or string literal). Lifts the raw score
@@ -113,7 +121,31 @@ pub fn search_with_phrase(
     accept: &dyn Fn(&ChunkRecord) -> bool,
     has_phrase: &dyn Fn(u32) -> bool,
 ) -> Vec<Ranked> {
+    search_with_signals(
+        graph,
+        text,
+        anchors,
+        accept,
+        has_phrase,
+        &[],
+        RerankSignals::default(),
+    )
+}
+
+/// [`search_with_phrase`] with the ranking layer's steps chosen one by one
+/// (see [`crate::rerank`]): the benchmark's ablations and the tests that
+/// prove each step matters switch one off.
+pub fn search_with_signals(
+    graph: &Graph<'_>,
+    text: &str,
+    anchors: &[String],
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+    has_phrase: &dyn Fn(u32) -> bool,
+    semantic: &[(u32, f32)],
+    signals: RerankSignals,
+) -> Vec<Ranked> {
     let index = graph.index;
+    let accepted_record = |c: &ChunkRecord| accept(c);
     let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
     let words = query_words(text, MAX_QUERY_TERMS);
     let n = index.chunk_count().max(1) as f32;
@@ -220,6 +252,34 @@ pub fn search_with_phrase(
         .collect();
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
+    let shape = QueryShape::of(text);
+    let semantic_weight = if !signals.semantic || semantic.is_empty() {
+        0.0
+    } else if shape.identifier {
+        W_SEMANTIC_IDENTIFIER
+    } else {
+        W_SEMANTIC
+    };
+    // The best semantic matches, their cosine rescaled to [0, 1] between
+    // the last kept and the best (cosines of a static model sit in a narrow
+    // band; the order within it is the signal).
+    let semantic_top: HashMap<u32, f32> = if semantic_weight > 0.0 {
+        let kept: Vec<(u32, f32)> = semantic
+            .iter()
+            .filter(|(s, _)| accepted(*s))
+            .take(SEMANTIC_CANDIDATES)
+            .copied()
+            .collect();
+        let hi = kept.first().map_or(0.0, |x| x.1);
+        let lo = kept.last().map_or(0.0, |x| x.1);
+        let span = (hi - lo).max(1e-6);
+        kept.into_iter()
+            .map(|(s, c)| (s, ((c - lo) / span).clamp(0.0, 1.0)))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    candidates.extend(semantic_top.keys().copied());
 
     let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
     let max_prox = candidates
@@ -233,7 +293,7 @@ pub fn search_with_phrase(
     // Path shares per file (NaN: not computed yet); a file's chunks are
     // often many of the candidates.
     let mut path_shares: Vec<f32> = vec![f32::NAN; index.file_capacity()];
-    let mut out: Vec<Ranked> = candidates
+    let mut scored: Vec<Candidate> = candidates
         .into_iter()
         .map(|slot| {
             let chunk = index.chunk(slot);
@@ -263,23 +323,38 @@ pub fn search_with_phrase(
             };
             let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox + W_PATH * path)
                 .clamp(0.0, 1.0);
+            raw += semantic_weight * semantic_top.get(&slot).copied().unwrap_or(0.0);
             if phrase_hits.contains(&slot) {
                 raw += W_PHRASE * (1.0 - raw);
             }
-            let test_code = chunk.is_some_and(|(file, c)| {
-                is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
-            });
-            if test_code && !wants_tests {
-                raw *= TEST_CODE_FACTOR;
+            if !signals.roles {
+                // Without the role step, the older test-code demotion.
+                let test_code = chunk.is_some_and(|(file, c)| {
+                    is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
+                });
+                if test_code && !wants_tests {
+                    raw *= TEST_CODE_FACTOR;
+                }
             }
-            let is_anchored = anchored.contains(&slot);
+            Candidate { slot, score: raw }
+        })
+        .collect();
+    rerank(index, &shape, signals, &accepted_record, &mut scored);
+    // The layer's boosts can lift scores above 1: back into [0, 1].
+    let max_raw = scored.iter().map(|c| c.score).fold(0.0f32, f32::max);
+    let scale = if max_raw > 1.0 { 1.0 / max_raw } else { 1.0 };
+    let mut out: Vec<Ranked> = scored
+        .into_iter()
+        .map(|c| {
+            let raw = (c.score * scale).clamp(0.0, 1.0);
+            let is_anchored = anchored.contains(&c.slot);
             let score = match (any_anchored, is_anchored) {
                 (false, _) => raw,
                 (true, true) => 0.5 + 0.5 * raw,
                 (true, false) => 0.5 * raw * 0.999,
             };
             Ranked {
-                slot,
+                slot: c.slot,
                 score: score.clamp(0.0, 1.0),
                 anchored: is_anchored,
             }

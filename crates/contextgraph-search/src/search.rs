@@ -11,7 +11,7 @@ use contextgraph_types::Relation;
 use crate::chunk::LineIndex;
 use crate::graph::Graph;
 use crate::index::{ChunkRecord, Index};
-use crate::rank::{contains_phrase, phrase_words, search_with_phrase, Ranked};
+use crate::rank::{contains_phrase, phrase_words, search_with_signals, Ranked};
 use crate::workspace::Workspace;
 
 /// What to search for besides the goal words.
@@ -21,6 +21,9 @@ pub struct SearchOptions<'a> {
     pub anchors: &'a [String],
     /// Which chunks may be returned at all (kind filters, `as_of` pins).
     pub accept: &'a dyn Fn(&ChunkRecord) -> bool,
+    /// Semantic scores of the goal, best first, from
+    /// [`Workspace::semantic_scores`] (empty: no semantic signal).
+    pub semantic: &'a [(u32, f32)],
 }
 
 impl Default for SearchOptions<'_> {
@@ -28,6 +31,7 @@ impl Default for SearchOptions<'_> {
         SearchOptions {
             anchors: &[],
             accept: &|_| true,
+            semantic: &[],
         }
     }
 }
@@ -53,6 +57,7 @@ impl FileCache {
 /// One version of a workspace's index, held for reading.
 pub struct SearchView<'w> {
     root: &'w Path,
+    signals: crate::rerank::RerankSignals,
     index: RwLockReadGuard<'w, Index>,
 }
 
@@ -63,6 +68,7 @@ impl Workspace {
     pub fn view(&self) -> SearchView<'_> {
         SearchView {
             root: &self.shared.root,
+            signals: self.shared.options.rank_signals,
             index: self.read_index(),
         }
     }
@@ -118,6 +124,14 @@ impl<'w> SearchView<'w> {
                 .slice(text, c.start_line, c.end_line)
                 .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
         };
-        search_with_phrase(&graph, goal, options.anchors, options.accept, &has_phrase)
+        search_with_signals(
+            &graph,
+            goal,
+            options.anchors,
+            options.accept,
+            &has_phrase,
+            options.semantic,
+            self.signals,
+        )
     }
 }

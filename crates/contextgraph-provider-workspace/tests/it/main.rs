@@ -14,6 +14,7 @@ mod kinds_filter;
 mod phrase_match;
 mod prose_goals;
 mod provenance_digests;
+mod ranking_signals;
 mod stdio_binary;
 mod verify;
 mod walk_gates;

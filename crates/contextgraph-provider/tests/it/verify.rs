@@ -161,5 +161,8 @@ fn v2_a_panicking_verify_is_internal_and_the_session_survives() {
     let message = expect_error(&host.recv(), "internal");
     assert!(message.contains("verify exploded"), "{message}");
     host.send(&crate::common::query_line(None, "still here", 5, 100));
-    assert_eq!(crate::common::frame_ids(&host.recv()), ["frame-for:still here"]);
+    assert_eq!(
+        crate::common::frame_ids(&host.recv()),
+        ["frame-for:still here"]
+    );
 }

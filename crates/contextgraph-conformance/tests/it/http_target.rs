@@ -1,0 +1,168 @@
+//! The HTTP target: one envelope per POST body, one per response. There is
+//! no project HTTP provider server yet, so the test serves the docs
+//! provider through the SDK's transport-free `Session` behind a tiny hyper
+//! server: green under `--strict` (shutdown does not apply to a URL), and a
+//! provider lying about costs over the same server is caught.
+
+use crate::common;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use contextgraph_conformance::{run_suite, Status, Target};
+use contextgraph_provider::{Provider, ProviderError, Session};
+use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_types::{
+    Capabilities, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest, VerifyResponse,
+};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+
+/// Serve `session` on a loopback port; the runtime lives as long as the
+/// returned value.
+fn serve<P: Provider>(session: Session<P>) -> (tokio::runtime::Runtime, SocketAddr) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("an address");
+    let session = Arc::new(session);
+    rt.spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let session = Arc::clone(&session);
+            tokio::spawn(async move {
+                let service = service_fn(move |req: Request<Incoming>| {
+                    let session = Arc::clone(&session);
+                    async move { Ok::<_, Infallible>(answer(&session, req).await) }
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (rt, addr)
+}
+
+async fn answer<P: Provider>(
+    session: &Session<P>,
+    req: Request<Incoming>,
+) -> Response<Full<Bytes>> {
+    let body = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    match session.handle_line(&body) {
+        Some(reply) => {
+            let mut line = contextgraph_codec::encode_line(&reply).unwrap_or_default();
+            line.pop();
+            Response::new(Full::new(Bytes::from(line)))
+        }
+        None => {
+            let mut r = Response::new(Full::new(Bytes::new()));
+            *r.status_mut() = StatusCode::NO_CONTENT;
+            r
+        }
+    }
+}
+
+/// The docs provider, overstating every frame's cost by 3 tokens (B3).
+struct LyingCosts(DocsProvider);
+
+impl Provider for LyingCosts {
+    fn info(&self) -> ProviderInfo {
+        self.0.info()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities()
+    }
+    fn query(&self, query: &ContextQuery) -> Result<ContextQueryResult, ProviderError> {
+        let mut result = self.0.query(query)?;
+        for f in &mut result.frames {
+            f.token_cost += 3;
+        }
+        Ok(result)
+    }
+    fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
+        self.0.verify(request)
+    }
+}
+
+fn docs(folder: &tempfile::TempDir) -> DocsProvider {
+    DocsProvider::open(DocsConfig::new(folder.path())).expect("the docs provider opens the folder")
+}
+
+#[test]
+fn the_docs_provider_over_http_is_green_under_strict() {
+    let folder = common::markdown_folder();
+    let (_rt, addr) = serve(Session::new(docs(&folder)));
+    let report = run_suite(
+        &Target::http(format!("http://{addr}/cgp")),
+        &common::options(),
+    );
+    assert!(report.passed(), "{}", report.render_text());
+    assert_eq!(report.summary.skipped, 0);
+    assert!(report.check("shutdown").is_none());
+    assert!(report.not_applicable.iter().any(|n| n.name == "shutdown"));
+    for name in [
+        "correlation",
+        "malformed-input",
+        "verify-honesty",
+        "file-provenance",
+    ] {
+        assert_eq!(
+            report.check(name).map(|c| c.status),
+            Some(Status::Pass),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_lying_provider_over_http_is_caught() {
+    let folder = common::markdown_folder();
+    let (_rt, addr) = serve(Session::new(LyingCosts(docs(&folder))).enforce_honesty(false));
+    let report = run_suite(
+        &Target::http(format!("http://{addr}/cgp")),
+        &common::options(),
+    );
+    let budget = report
+        .check("budget-honesty")
+        .expect("budget honesty applies");
+    assert_eq!(budget.status, Status::Fail, "{}", report.render_text());
+    assert!(
+        budget.evidence.iter().any(|e| e.contains("B3")),
+        "{:?}",
+        budget.evidence
+    );
+    assert!(!report.passed());
+}
+
+#[test]
+fn a_refused_connection_fails_the_handshake_within_the_timeout() {
+    // A port bound but never listened on: connections to it are refused,
+    // and no other test (here or in another process) can be given it while
+    // the suite runs, as it could be a port bound and dropped.
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a free port");
+    let addr = socket.local_addr().expect("its address");
+    let report = run_suite(
+        &Target::http(format!("http://{addr}/cgp")),
+        &common::options(),
+    );
+    drop(socket);
+    let handshake = report.check("handshake").expect("handshake always applies");
+    assert_eq!(handshake.status, Status::Fail, "{}", report.render_text());
+    assert!(!report.passed());
+}

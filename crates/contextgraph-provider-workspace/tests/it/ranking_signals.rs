@@ -1,0 +1,226 @@
+//! The ranking layer (`contextgraph_search::rerank`), one test per step:
+//! each test asks the same goal with every step on and with that one step
+//! off, and shows that the step is what puts the right file first.
+
+use crate::common::{ask, ids, q, Fixture};
+use contextgraph_provider_workspace::WorkspaceProvider;
+use contextgraph_search::rerank::RerankSignals;
+
+/// Open the fixture with some steps of the layer switched off.
+fn open_with(f: &Fixture, signals: RerankSignals) -> WorkspaceProvider {
+    let mut options = f.options();
+    options.rank_signals = signals;
+    WorkspaceProvider::open(f.dir.path(), options)
+        .expect("open workspace")
+        .0
+}
+
+/// Distinct files of the answer, in rank order.
+fn files(p: &WorkspaceProvider, goal: &str) -> Vec<String> {
+    let r = ask(p, &q(goal));
+    let mut out: Vec<String> = Vec::new();
+    for id in ids(&r) {
+        let file = id.split('#').next().unwrap_or_default().to_owned();
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
+    out
+}
+
+fn first_file(p: &WorkspaceProvider, goal: &str) -> String {
+    files(p, goal)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no frames for {goal:?}"))
+}
+
+fn without(step: &str) -> RerankSignals {
+    let mut s = RerankSignals::default();
+    match step {
+        "definitions" => s.definitions = false,
+        "roles" => s.roles = false,
+        "coherence" => s.coherence = false,
+        "saturation" => s.saturation = false,
+        other => panic!("unknown step {other}"),
+    }
+    s
+}
+
+/// A symbol lookup whose word is everywhere: the users of `Context` mention
+/// it far more often than its one-line definition does.
+fn context_fixture() -> Fixture {
+    let f = Fixture::empty();
+    f.write(
+        "web.go",
+        "package web\n\ntype Context struct {\n\tpath string\n}\n",
+    );
+    let mut handlers = String::from("package web\n\n");
+    for i in 0..6 {
+        handlers.push_str(&format!(
+            "// contextFor{i} reads the context: context in, context out.\nfunc contextFor{i}(c *Context) *Context {{\n\treturn c // context\n}}\n\n"
+        ));
+    }
+    f.write("context_handlers.go", &handlers);
+    f
+}
+
+#[test]
+fn a_one_word_symbol_lookup_returns_its_definition_first() {
+    let f = context_fixture();
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(first_file(&on, "Context"), "web.go");
+    assert_eq!(
+        first_file(&on, "context"),
+        "web.go",
+        "case does not hide the definition"
+    );
+    let off = open_with(&f, without("definitions"));
+    assert_ne!(
+        first_file(&off, "Context"),
+        "web.go",
+        "without the definition step the heavy users of the word win"
+    );
+}
+
+#[test]
+fn a_one_character_identifier_finds_its_definition() {
+    let f = Fixture::empty();
+    f.write(
+        "src/short.rs",
+        "/// The gravity constant, in short.\npub fn g() -> f64 {\n    9.81\n}\n",
+    );
+    f.write("src/other.rs", "pub fn other() -> u32 {\n    1\n}\n");
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(files(&on, "g"), vec!["src/short.rs".to_owned()]);
+    let off = open_with(&f, without("definitions"));
+    assert!(
+        files(&off, "g").is_empty(),
+        "one character is below the lexical index's token length"
+    );
+}
+
+const RETRY_RS: &str = "/// Retry the request with backoff.\n\
+pub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n";
+
+const RETRY_README: &str = "# Retry documentation\n\nEvery request is retried with exponential backoff: \
+the backoff doubles on each retry, so a retried request waits for the backoff before the \
+next retry of the request.\n";
+
+#[test]
+fn code_outranks_docs_that_repeat_the_goal_unless_the_goal_asks_for_docs() {
+    let f = Fixture::empty();
+    f.write("src/retry.rs", RETRY_RS);
+    f.write("README.md", RETRY_README);
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        first_file(&on, "retry a request with exponential backoff"),
+        "src/retry.rs"
+    );
+    assert_eq!(
+        first_file(&on, "retry documentation: how long does a retried request wait"),
+        "README.md",
+        "a goal naming the docs gets them"
+    );
+    let off = open_with(&f, without("roles"));
+    assert_eq!(
+        first_file(&off, "retry a request with exponential backoff"),
+        "README.md",
+        "without roles the README's repetitions win"
+    );
+}
+
+#[test]
+fn a_goal_about_the_changelog_still_finds_the_changelog() {
+    let f = Fixture::empty();
+    f.write("src/retry.rs", RETRY_RS);
+    f.write(
+        "CHANGELOG.md",
+        "# Changelog\n\n## 2.0.0\n\n- Breaking: retry_with_backoff now doubles the wait.\n",
+    );
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        first_file(&on, "which breaking change was made to the retry backoff"),
+        "CHANGELOG.md"
+    );
+}
+
+#[test]
+fn tests_and_examples_rank_below_the_implementation() {
+    let f = Fixture::empty();
+    f.write(
+        "src/retry.rs",
+        "/// Retry the request with exponential backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    f.write(
+        "examples/retry_backoff.rs",
+        "// Example: retry a request with exponential backoff.\n\
+         fn main() {\n    // retry with backoff, backoff, backoff\n    let _ = retry_with_backoff(3); // exponential backoff retry request\n}\n",
+    );
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        first_file(&on, "retry a request with exponential backoff"),
+        "src/retry.rs"
+    );
+    assert_eq!(
+        first_file(&on, "an example of retry with exponential backoff"),
+        "examples/retry_backoff.rs"
+    );
+    let off = open_with(&f, without("roles"));
+    assert_eq!(
+        first_file(&off, "retry a request with exponential backoff"),
+        "examples/retry_backoff.rs"
+    );
+}
+
+#[test]
+fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
+    let f = Fixture::empty();
+    // One chunk a little stronger than any single chunk of the parser…
+    f.write(
+        "src/misc.rs",
+        "/// Parse a header value: parse the header value.\npub fn misc(x: u32) -> u32 {\n    x\n}\n",
+    );
+    // … but the parser is about the goal throughout.
+    let mut parser = String::new();
+    for part in ["name", "line", "folding", "case"] {
+        parser.push_str(&format!(
+            "/// Parse a header value ({part}).\npub fn read_{part}(x: u32) -> u32 {{\n    x\n}}\n\n"
+        ));
+    }
+    f.write("src/parser.rs", &parser);
+    let goal = "parse a header value";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(files(&on, goal)[0], "src/parser.rs", "{:?}", files(&on, goal));
+    let off = open_with(&f, without("coherence"));
+    assert_eq!(files(&off, goal)[0], "src/misc.rs", "{:?}", files(&off, goal));
+}
+
+#[test]
+fn one_file_cannot_fill_the_answer() {
+    let f = Fixture::empty();
+    let mut big = String::new();
+    for i in 0..8 {
+        big.push_str(&format!(
+            "/// Decode a frame header, variant {i}.\npub fn decode_frame_header_{i}(x: u32) -> u32 {{\n    x\n}}\n\n"
+        ));
+    }
+    f.write("src/decode.rs", &big);
+    f.write(
+        "src/frame.rs",
+        "/// Decode a frame header.\npub struct Header {\n    pub len: u32,\n}\n",
+    );
+    let goal = "decode frame header";
+    let on = open_with(&f, RerankSignals::default());
+    let r = ask(&on, &q(goal));
+    let second_file = ids(&r)
+        .get(1)
+        .map(|id| id.split('#').next().unwrap_or_default().to_owned());
+    assert_eq!(second_file.as_deref(), Some("src/frame.rs"));
+    let off = open_with(&f, without("saturation"));
+    let r = ask(&off, &q(goal));
+    let second_file = ids(&r)
+        .get(1)
+        .map(|id| id.split('#').next().unwrap_or_default().to_owned());
+    assert_eq!(second_file.as_deref(), Some("src/decode.rs"));
+}

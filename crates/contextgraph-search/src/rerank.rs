@@ -1,0 +1,457 @@
+//! The ranking layer over the lexical candidates: what turns "chunks that
+//! share words with the goal" into "the files that answer it".
+//!
+//! BM25 alone ranks a README, a test or a changelog that repeats the goal's
+//! words above the implementation, returns nothing useful for a one-word
+//! symbol lookup whose word is everywhere, and lets one file with many
+//! similar chunks fill the list. Each step below corrects one of those, and
+//! each is measured by the retrieval benchmark (`bench/retrieval/`):
+//!
+//! 1. **Query shape** ([`QueryShape::of`]): an identifier-shaped goal
+//!    (`Context`, `retry_loop`, `http::Client`) is a symbol lookup; a prose
+//!    goal may still name identifiers (`how does NodeBuilder handle
+//!    anchors`).
+//! 2. **Definition boost**: the chunks that *define* a named identifier
+//!    (looked up by name in the index, not only among the lexical
+//!    candidates) are lifted by a share of the best score, more when the
+//!    file is named after the identifier.
+//! 3. **File roles** ([`crate::file_role`]): tests, examples, vendored and
+//!    generated code, stubs, docs, changelogs, licences, lockfiles and
+//!    configuration are scaled down unless the goal names them, so they
+//!    compete only when they are clearly the strongest evidence.
+//! 4. **File coherence**: a file with several matching chunks is a better
+//!    answer than a file with one; its best chunk gets a share of the top
+//!    score in proportion to the file's summed score.
+//! 5. **Per-file saturation**: each further chunk of the same file counts
+//!    for less, so one file cannot fill the answer.
+
+use std::collections::HashMap;
+
+use crate::file_role::{file_role, FileRole, GoalRoles};
+use crate::index::{ChunkRecord, Index};
+use crate::query_terms::is_test_code;
+
+/// Boost of a definition of the goal's identifier, as a share of the best
+/// candidate's score: enough to put the definition first on a symbol
+/// lookup.
+const DEFINITION_BOOST: f32 = 1.0;
+/// Share of [`DEFINITION_BOOST`] for an identifier written inside prose.
+const PROSE_IDENTIFIER_SHARE: f32 = 0.5;
+/// Share for a capitalised word inside prose (`the Scanner`): often a type
+/// name, but also often just a word.
+const PROSE_CAPITALISED_SHARE: f32 = 0.25;
+/// Extra factor when the defining file is named after the identifier.
+const STEM_MATCH_FACTOR: f32 = 1.3;
+/// Weight of a definition found under a case variant of the name
+/// (`context` → `Context`) rather than as written.
+const CASE_VARIANT_WEIGHT: f32 = 0.85;
+/// Definitions looked up per name (a name defined in hundreds of places
+/// says little about any of them).
+const MAX_DEFINITIONS_PER_NAME: usize = 64;
+/// Names looked up per goal.
+const MAX_NAMES: usize = 8;
+/// Share of the top score added to each file's best chunk, scaled by the
+/// file's summed score relative to the strongest file's.
+const COHERENCE_SHARE: f32 = 0.25;
+/// Factor for the k-th further chunk of a file: `SATURATION^k`.
+const SATURATION: f32 = 0.5;
+
+/// Score factor of each role when the goal does not ask for it.
+pub fn role_factor(role: FileRole) -> f32 {
+    match role {
+        FileRole::Code => 1.0,
+        FileRole::Test => 0.4,
+        FileRole::Example => 0.5,
+        FileRole::Vendored => 0.25,
+        FileRole::Stub => 0.5,
+        FileRole::Docs => 0.25,
+        FileRole::Changelog => 0.3,
+        FileRole::Licence => 0.2,
+        FileRole::Lockfile => 0.1,
+        FileRole::Config => 0.3,
+    }
+}
+
+/// Which steps of the layer are on: all of them by default; the benchmark
+/// and the tests switch one off at a time to measure what it is worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RerankSignals {
+    /// Step 2.
+    pub definitions: bool,
+    /// Step 3.
+    pub roles: bool,
+    /// Step 4.
+    pub coherence: bool,
+    /// Step 5.
+    pub saturation: bool,
+    /// The semantic signal (static embeddings) fused with the lexical score.
+    pub semantic: bool,
+}
+
+impl Default for RerankSignals {
+    fn default() -> Self {
+        RerankSignals {
+            definitions: true,
+            roles: true,
+            coherence: true,
+            saturation: true,
+            semantic: true,
+        }
+    }
+}
+
+impl RerankSignals {
+    /// Every step off: the lexical ranking as it was.
+    pub const NONE: RerankSignals = RerankSignals {
+        definitions: false,
+        roles: false,
+        coherence: false,
+        saturation: false,
+        semantic: false,
+    };
+
+    /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
+    /// `definitions,roles,coherence,saturation`) switched off. Read by the
+    /// benchmark's ablation runs; unset means all on.
+    pub fn from_env() -> RerankSignals {
+        let mut s = RerankSignals::default();
+        if let Ok(off) = std::env::var("CGP_RANK_SIGNALS_OFF") {
+            for name in off.split(',').map(str::trim) {
+                match name {
+                    "definitions" => s.definitions = false,
+                    "roles" => s.roles = false,
+                    "coherence" => s.coherence = false,
+                    "saturation" => s.saturation = false,
+                    "semantic" => s.semantic = false,
+                    "all" => s = RerankSignals::NONE,
+                    _ => {}
+                }
+            }
+        }
+        s
+    }
+}
+
+/// What the goal's shape says about how to rank it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryShape {
+    /// The goal is one identifier (a symbol lookup).
+    pub identifier: bool,
+    /// Names to look definitions up for, each with its share of
+    /// [`DEFINITION_BOOST`].
+    pub names: Vec<(String, f32)>,
+    /// The file roles the goal asks for.
+    pub roles: GoalRoles,
+}
+
+impl QueryShape {
+    /// Read the shape of `goal`.
+    pub fn of(goal: &str) -> QueryShape {
+        let roles = GoalRoles::of(goal);
+        let words: Vec<&str> = goal
+            .split_whitespace()
+            .map(trim_word)
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut names: Vec<(String, f32)> = Vec::new();
+        let mut push = |name: &str, share: f32| {
+            if let Some(existing) = names.iter_mut().find(|(n, _)| n == name) {
+                existing.1 = existing.1.max(share);
+            } else if names.len() < MAX_NAMES {
+                names.push((name.to_owned(), share));
+            }
+        };
+        let identifier = words.len() == 1 && is_identifier_path(words[0]);
+        if identifier {
+            if let Some(last) = last_segment(words[0]) {
+                push(last, 1.0);
+            }
+        } else {
+            for (i, w) in words.iter().enumerate() {
+                if !is_identifier_path(w) {
+                    continue;
+                }
+                let Some(last) = last_segment(w) else {
+                    continue;
+                };
+                if looks_like_code_identifier(w) {
+                    push(last, PROSE_IDENTIFIER_SHARE);
+                } else if i > 0
+                    && last.len() >= 3
+                    && last.chars().next().is_some_and(char::is_uppercase)
+                    && last.chars().skip(1).any(char::is_lowercase)
+                {
+                    push(last, PROSE_CAPITALISED_SHARE);
+                }
+            }
+        }
+        QueryShape {
+            identifier,
+            names,
+            roles,
+        }
+    }
+}
+
+/// A goal word without the punctuation around it (`` `Foo`, `` → `Foo`,
+/// `bar()?` → `bar`).
+fn trim_word(word: &str) -> &str {
+    let w = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    w.strip_suffix("()").unwrap_or(w)
+}
+
+/// `name`, `Type::method`, `pkg.Func`, `obj->field`: word characters with
+/// path separators between them, starting with a letter or `_`.
+fn is_identifier_path(word: &str) -> bool {
+    let first_ok = word
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_');
+    first_ok
+        && word
+            .split("::")
+            .flat_map(|p| p.split('.'))
+            .flat_map(|p| p.split("->"))
+            .all(|seg| !seg.is_empty() && seg.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// The last segment of an identifier path.
+fn last_segment(word: &str) -> Option<&str> {
+    word.rsplit(|c| c == ':' || c == '.' || c == '>')
+        .next()
+        .map(|s| s.trim_end_matches('-'))
+        .filter(|s| !s.is_empty())
+}
+
+/// Written the way only code is: snake_case, camelCase, PascalCase with an
+/// inner capital, or a path (`a::b`, `a.b`).
+fn looks_like_code_identifier(word: &str) -> bool {
+    let inner = word.trim_matches('_');
+    inner.contains('_')
+        || word.contains("::")
+        || word.contains("->")
+        || (word.contains('.') && !word.ends_with('.'))
+        || inner
+            .chars()
+            .zip(inner.chars().skip(1))
+            .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase())
+}
+
+/// The case variants of a name to look definitions up under, each with its
+/// weight: as written first.
+fn case_variants(name: &str) -> Vec<(String, f32)> {
+    let mut out = vec![(name.to_owned(), 1.0)];
+    let mut add = |v: String| {
+        if !out.iter().any(|(n, _)| *n == v) {
+            out.push((v, CASE_VARIANT_WEIGHT));
+        }
+    };
+    let mut chars = name.chars();
+    if let Some(first) = chars.next() {
+        add(first.to_uppercase().chain(chars.clone()).collect());
+        add(first.to_lowercase().chain(chars).collect());
+    }
+    add(name.to_lowercase());
+    add(name.to_uppercase());
+    out
+}
+
+/// Lower-cased, without `_` and `-`: `node_builder`, `NodeBuilder` and
+/// `node-builder` compare equal.
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The file stem of a path (`src/node_builder.cpp` → `node_builder`).
+fn file_stem(rel_path: &str) -> &str {
+    let file = rel_path.rsplit('/').next().unwrap_or(rel_path);
+    file.split('.').next().unwrap_or(file)
+}
+
+/// One candidate chunk: its slot, its score so far, and whether it is
+/// anchored (G4; the layer never moves a chunk across the anchored halves,
+/// which the caller applies afterwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    /// Chunk slot.
+    pub slot: u32,
+    /// Score, not yet normalised.
+    pub score: f32,
+}
+
+/// Apply the layer to `candidates` (the lexical and graph candidates with
+/// their combined scores) in place: definitions of the goal's names are
+/// added when missing, every score is adjusted, nothing is sorted.
+/// `accept` is the query's filter (kinds, `as_of`).
+pub fn rerank(
+    index: &Index,
+    shape: &QueryShape,
+    signals: RerankSignals,
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+    candidates: &mut Vec<Candidate>,
+) {
+    let top = candidates
+        .iter()
+        .map(|c| c.score)
+        .fold(0.0f32, f32::max)
+        .max(0.3);
+
+    // Step 2: definitions of the names, found by name.
+    let mut definition_boost: HashMap<u32, f32> = HashMap::new();
+    if signals.definitions {
+        for (name, share) in &shape.names {
+            let wanted = squash(name);
+            for (variant, weight) in case_variants(name) {
+                for slot in index
+                    .definitions(&variant)
+                    .take(MAX_DEFINITIONS_PER_NAME)
+                {
+                    let Some((file, c)) = index.chunk(slot) else {
+                        continue;
+                    };
+                    if !accept(c) {
+                        continue;
+                    }
+                    let stem = squash(file_stem(file));
+                    let stem_factor = if stem == wanted {
+                        STEM_MATCH_FACTOR
+                    } else {
+                        1.0
+                    };
+                    let boost = share * weight * stem_factor;
+                    let cell = definition_boost.entry(slot).or_insert(0.0);
+                    *cell = cell.max(boost);
+                }
+            }
+        }
+        for &slot in definition_boost.keys() {
+            if !candidates.iter().any(|c| c.slot == slot) {
+                candidates.push(Candidate { slot, score: 0.0 });
+            }
+        }
+    }
+
+    // Step 3: roles, cached per file.
+    let mut roles: HashMap<u32, FileRole> = HashMap::new();
+    for cand in candidates.iter_mut() {
+        let Some((file, c)) = index.chunk(cand.slot) else {
+            continue;
+        };
+        let mut score = cand.score;
+        if let Some(boost) = definition_boost.get(&cand.slot) {
+            score += DEFINITION_BOOST * top * boost;
+        }
+        if signals.roles {
+            let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
+            let role = *roles.entry(number).or_insert_with(|| {
+                let language = index
+                    .file(file)
+                    .map_or(crate::lang::Language::Other, |f| f.language);
+                file_role(file, language)
+            });
+            let role = if role == FileRole::Code
+                && is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
+            {
+                FileRole::Test
+            } else {
+                role
+            };
+            if !shape.roles.asks_for(role) {
+                score *= role_factor(role);
+            }
+        }
+        cand.score = score;
+    }
+
+    // Steps 4 and 5: per file.
+    if signals.coherence || signals.saturation {
+        let mut by_file: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, cand) in candidates.iter().enumerate() {
+            let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
+            by_file.entry(number).or_default().push(i);
+        }
+        let sums: HashMap<u32, f32> = by_file
+            .iter()
+            .map(|(f, members)| (*f, members.iter().map(|&i| candidates[i].score).sum()))
+            .collect();
+        let max_sum = sums.values().copied().fold(0.0f32, f32::max);
+        for (file, mut members) in by_file {
+            members.sort_by(|&a, &b| {
+                candidates[b]
+                    .score
+                    .total_cmp(&candidates[a].score)
+                    .then(candidates[a].slot.cmp(&candidates[b].slot))
+            });
+            if signals.coherence && max_sum > 0.0 {
+                if let Some(&best) = members.first() {
+                    let share = sums.get(&file).copied().unwrap_or(0.0) / max_sum;
+                    if candidates[best].score > 0.0 {
+                        candidates[best].score += COHERENCE_SHARE * top * share;
+                    }
+                }
+            }
+            if signals.saturation {
+                let mut factor = 1.0;
+                for &i in members.iter().skip(1) {
+                    factor *= SATURATION;
+                    candidates[i].score *= factor;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_identifier_is_a_symbol_lookup() {
+        let s = QueryShape::of("Context");
+        assert!(s.identifier);
+        assert_eq!(s.names, vec![("Context".to_owned(), 1.0)]);
+        let s = QueryShape::of("http::Client");
+        assert!(s.identifier);
+        assert_eq!(s.names, vec![("Client".to_owned(), 1.0)]);
+        let s = QueryShape::of("`g`");
+        assert!(s.identifier);
+        assert_eq!(s.names, vec![("g".to_owned(), 1.0)]);
+        assert!(QueryShape::of("retry_loop()").identifier);
+    }
+
+    #[test]
+    fn prose_names_identifiers_with_a_smaller_share() {
+        let s = QueryShape::of("how does NodeBuilder handle anchors and retry_loop?");
+        assert!(!s.identifier);
+        assert_eq!(
+            s.names,
+            vec![
+                ("NodeBuilder".to_owned(), PROSE_IDENTIFIER_SHARE),
+                ("retry_loop".to_owned(), PROSE_IDENTIFIER_SHARE)
+            ]
+        );
+        let s = QueryShape::of("How does the Scanner produce tokens");
+        assert_eq!(
+            s.names,
+            vec![("Scanner".to_owned(), PROSE_CAPITALISED_SHARE)]
+        );
+        assert!(QueryShape::of("where is the retry loop").names.is_empty());
+    }
+
+    #[test]
+    fn case_variants_start_with_the_name_as_written() {
+        let v = case_variants("context");
+        assert_eq!(v[0], ("context".to_owned(), 1.0));
+        assert!(v.iter().any(|(n, w)| n == "Context" && *w < 1.0));
+        assert!(v.iter().any(|(n, _)| n == "CONTEXT"));
+    }
+
+    #[test]
+    fn squashed_names_compare_across_conventions() {
+        assert_eq!(squash("node_builder"), squash("NodeBuilder"));
+        assert_eq!(squash(file_stem("src/node-builder.cpp")), "nodebuilder");
+    }
+}
