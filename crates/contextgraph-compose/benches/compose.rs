@@ -3,11 +3,11 @@
 //! - `compose/{stable,ranked}/N`: N candidate frames of 1–2 KB from 8
 //!   providers, 20% duplicated content, 10% overlapping file ranges, composed
 //!   into an 8,000-model-token prompt. Linear in N is the claim (1k / 10k / 100k).
-//! - `fence/*`: escaping 2 MB of content, CJK markup dense with `<` and
+//! - `fence/*`: rendering one block of 2 MB of content (choosing the
+//!   boundary token over it and quoting it), CJK markup dense with `<` and
 //!   multi-byte characters, and plain source code.
 
-use contextgraph_compose::fence::escape_content_into;
-use contextgraph_compose::{compose, Budget, Options, Placement};
+use contextgraph_compose::{compose, render_prompt, Budget, FenceAttributes, Options, Placement};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 
@@ -58,13 +58,13 @@ fn bench_fence(c: &mut Criterion) {
         ("source_code_2mb", source_code(2 << 20)),
     ] {
         group.throughput(Throughput::Bytes(content.len() as u64));
-        let mut out = String::with_capacity(content.len() * 2);
+        let attributes = FenceAttributes {
+            provider: "bench",
+            label: "big L1-99999",
+            title: "",
+        };
         group.bench_function(name, |b| {
-            b.iter(|| {
-                out.clear();
-                escape_content_into(black_box(&content), &mut out);
-                out.len()
-            })
+            b.iter(|| render_prompt([(attributes, black_box(content.as_str()))]).len())
         });
     }
     group.finish();

@@ -27,9 +27,9 @@ use crate::keys::{Keyed, KeyedMap, Keyer};
 pub(crate) struct Candidate<'a> {
     /// Index of its audit entry (which holds its FrameId as served).
     pub entry: usize,
-    /// Unescaped length of its fence attribute values, label excepted
-    /// (provider id, frame id, kind, title): with the label's, what the
-    /// lower bound of its block's charge needs.
+    /// Unescaped length of its identity, label excepted (provider id, frame
+    /// id, kind, title): with the label's and the body's, a bound on the
+    /// text it can put in the prompt (the boundary token's length).
     pub attributes_len: usize,
     /// Its provider's id (host-assigned: the first part of its FrameId).
     pub provider_id: &'a str,

@@ -91,7 +91,7 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let prompt = text(&result);
     assert!(
-        prompt.contains("<context-frame provider=\"contextgraph-provider-workspace\""),
+        prompt.contains(" provider=\"contextgraph-provider-workspace\""),
         "{prompt}"
     );
     assert!(prompt.contains("retry_with_backoff"), "{prompt}");

@@ -329,7 +329,9 @@ fn candidate<'a>(
         &frame.id,
         job.provider_id,
     );
-    // The unescaped size of the attribute values other than the label.
+    // The unescaped size of the frame's identity other than the label: with
+    // the label's and the content's, a bound on the text the prompt's
+    // boundary token must be chosen against.
     let attributes_len =
         job.provider_id.len() + frame.id.len() + frame.kind.as_str().len() + frame.title.len();
     Candidate {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::audit::{Audit, BudgetAudit, FrameAudit};
 use crate::dedup::{group, Region};
-use crate::fence::render_prompt;
+use crate::fence::{render_blocks, Block};
 use crate::keys::Keyer;
 use crate::outcome::ProviderOutcome;
 use crate::parallel::Workers;
@@ -135,7 +135,14 @@ pub fn compose_with(
         &mut regions,
     );
     let groups = group(&candidates, &regions);
-    let blocks = Blocks::new(&candidates, &groups, &keyer);
+    let provider_ids: Vec<&str> = providers.iter().map(|p| p.provider_id.as_str()).collect();
+    let blocks = Blocks::new(
+        &candidates,
+        &groups,
+        &keyer,
+        &provider_ids,
+        options.budget.in_budget_tokens(),
+    );
 
     // Global budget, preamble reserved, split by water-filling on demand;
     // packed in priority order, exact charges only for blocks that might fit.
@@ -145,17 +152,16 @@ pub fn compose_with(
         &blocks.lower_bound,
         |g| blocks.exact_charge(g),
         |g| blocks.provider(g),
+        &blocks.layout.declaration,
         &split.shares,
         &priority,
         split.capacity,
     );
 
     let placed = blocks.placed(options.placement, &priority, &packing.included);
-    let prompt = render_prompt(
-        placed
-            .iter()
-            .map(|&g| (blocks.attributes(g), blocks.body(g))),
-    );
+    let rendered: Vec<Block<'_>> = placed.iter().map(|&g| blocks.block(g)).collect();
+    let prompt = render_blocks(&rendered, blocks.layout.token_len);
+    drop(rendered);
     let citations: Vec<Citation> = placed
         .iter()
         .map(|&g| {

@@ -21,7 +21,8 @@ pub(super) struct Split {
     pub capacity: u32,
     /// Each provider's weight.
     pub weights: Vec<u32>,
-    /// What each provider could use: the lower bounds of its blocks.
+    /// What each provider could use: the lower bounds of its blocks, plus
+    /// naming it once.
     pub demand: Vec<u64>,
     /// Each provider's share of `capacity`.
     pub shares: Vec<u32>,
@@ -36,6 +37,11 @@ impl Split {
         let mut demand = vec![0u64; providers.len()];
         for (g, lb) in blocks.lower_bound.iter().enumerate() {
             demand[blocks.provider(g)] += u64::from(*lb);
+        }
+        for (p, d) in demand.iter_mut().enumerate() {
+            if *d > 0 {
+                *d += u64::from(blocks.layout.declaration[p]);
+            }
         }
         let weights: Vec<u32> = providers
             .iter()
@@ -64,6 +70,9 @@ pub(super) struct Packing {
     pub included: Vec<bool>,
     /// Each group's exact charge, where it was worth computing.
     pub charge: Vec<Option<u32>>,
+    /// What naming its provider cost, for the group that paid for it (the
+    /// first of its provider packed), else 0.
+    pub declaration: Vec<u32>,
     /// Charged per provider.
     pub used_by: Vec<u32>,
     /// Budget tokens left for blocks at the end.
@@ -73,28 +82,40 @@ pub(super) struct Packing {
 /// Pack groups (in `priority` order) under `capacity`: first each provider
 /// within its share, then whatever is left from any provider, so unused
 /// shares are not wasted. A block is tried only if its `lower_bound` fits,
-/// and its `exact` charge (which scans the content) is computed at most once.
+/// and its `exact` charge is computed at most once. The first block of a
+/// provider to be included also pays for naming the provider
+/// (`declaration`, per provider): the prompt names each provider once,
+/// whichever of its blocks comes first, so the total is exact.
 pub(super) fn pack(
     lower_bound: &[u32],
     exact: impl Fn(usize) -> u32,
     provider_of: impl Fn(usize) -> usize,
+    declaration_of: &[u32],
     shares: &[u32],
     priority: &[usize],
     capacity: u32,
 ) -> Packing {
     let mut included = vec![false; lower_bound.len()];
     let mut charge: Vec<Option<u32>> = vec![None; lower_bound.len()];
+    let mut declaration = vec![0u32; lower_bound.len()];
+    let mut named = vec![false; shares.len()];
     let mut used_by = vec![0u32; shares.len()];
     let mut try_include = |g: usize, room: &mut u32, included: &mut [bool]| -> Option<u32> {
-        if lower_bound[g] > *room {
+        let p = provider_of(g);
+        let naming = if named[p] { 0 } else { declaration_of[p] };
+        if lower_bound[g].saturating_add(naming) > *room {
             return None;
         }
-        let c = *charge[g].get_or_insert_with(|| exact(g));
+        let c = charge[g]
+            .get_or_insert_with(|| exact(g))
+            .saturating_add(naming);
         if c > *room {
             return None;
         }
         *room -= c;
         included[g] = true;
+        named[p] = true;
+        declaration[g] = naming;
         Some(c)
     };
     let mut room_by = shares.to_vec();
@@ -116,6 +137,7 @@ pub(super) fn pack(
     Packing {
         included,
         charge,
+        declaration,
         used_by,
         room,
     }

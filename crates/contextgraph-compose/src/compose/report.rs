@@ -54,7 +54,8 @@ pub(super) fn frame_entries(
             group_of[m] = g;
         }
     }
-    let charge = |g: usize| packing.charge[g].unwrap_or(blocks.lower_bound[g]);
+    let charge =
+        |g: usize| packing.charge[g].unwrap_or(blocks.lower_bound[g]) + packing.declaration[g];
     for (i, &g) in group_of.iter().enumerate() {
         let (c, rep) = (&candidates[i], groups.groups[g].1);
         let status = if i != rep {

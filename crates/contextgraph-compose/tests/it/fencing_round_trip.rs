@@ -1,27 +1,32 @@
 //! Item 4 (R3): the rendered prompt parses back into exactly the frames that
-//! went in, whatever their content, titles, labels, ids and provider ids.
+//! went in, whatever their content, titles, labels and provider ids, and the
+//! content is in the prompt byte for byte.
 
 use crate::common::*;
-use contextgraph_compose::fence::{block_len, escape_content_into, escaped_content_len};
+use contextgraph_compose::fence::{
+    block_len, contains_token, escaped_attribute_len, provider_declaration_len, BLOCK_SEPARATOR,
+};
 use contextgraph_compose::{
-    parse_prompt, render_prompt, FenceAttributes, FencedFrame, ProviderOutcome,
+    parse_prompt, render_prompt, FenceAttributes, FencedFrame, ProviderOutcome, PREAMBLE,
 };
 use contextgraph_types::{ContextFrame, FrameKind};
 use proptest::prelude::*;
 
 fn fenced() -> impl Strategy<Value = FencedFrame> {
     (
-        hostile_string(),
-        hostile_string(),
-        hostile_string(),
+        // Few distinct providers, so prompts mix numbered blocks of one
+        // provider with others.
+        prop_oneof![
+            Just("p".to_owned()),
+            Just("q\"<".to_owned()),
+            hostile_string()
+        ],
         hostile_string(),
         hostile_string(),
         hostile_string(),
     )
-        .prop_map(|(provider, id, kind, label, title, content)| FencedFrame {
+        .prop_map(|(provider, label, title, content)| FencedFrame {
             provider,
-            id,
-            kind,
             label,
             title,
             content,
@@ -31,11 +36,15 @@ fn fenced() -> impl Strategy<Value = FencedFrame> {
 fn attributes(f: &FencedFrame) -> FenceAttributes<'_> {
     FenceAttributes {
         provider: &f.provider,
-        id: &f.id,
-        kind: &f.kind,
         label: &f.label,
         title: &f.title,
     }
+}
+
+/// The token of a prompt: what follows `<frame-` on its first fence line.
+fn token_of(prompt: &str) -> &str {
+    let rest = &prompt[PREAMBLE.len() + "<frame-".len()..];
+    &rest[..rest.find([' ', '>']).expect("a fence line")]
 }
 
 proptest! {
@@ -46,12 +55,44 @@ proptest! {
         let prompt = render_prompt(frames.iter().map(|f| (attributes(f), f.content.as_str())));
         let parsed = parse_prompt(&prompt).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&parsed, &frames);
-        // Exactly one opening and one closing line per frame: nothing forged.
-        prop_assert_eq!(prompt.matches("<context-frame ").count(), frames.len() + usize::from(!frames.is_empty()));
-        prop_assert_eq!(prompt.matches("</context-frame>\n").count(), frames.len());
-        let expected_len: usize = frames.iter().map(|f| block_len(&attributes(f), &f.content)).sum::<usize>()
-            + if frames.is_empty() { 0 } else { contextgraph_compose::PREAMBLE.len() + frames.len() - 1 };
-        prop_assert_eq!(prompt.len(), expected_len, "charged size is the rendered size");
+        if frames.is_empty() {
+            prop_assert_eq!(prompt, "");
+            return Ok(());
+        }
+        // The token occurs in no content and no attribute value, and exactly
+        // one opening and one closing line per frame carry it: no content
+        // closed its block or forged another.
+        let token = token_of(&prompt).to_owned();
+        for f in &frames {
+            for text in [&f.content, &f.provider, &f.label, &f.title] {
+                prop_assert!(!contains_token(text, &token), "{:?} holds {}", text, token);
+            }
+        }
+        prop_assert_eq!(prompt.matches(&format!("<frame-{token}")).count(), frames.len());
+        prop_assert_eq!(prompt.matches(&format!("\n</frame-{token}>\n")).count(), frames.len());
+        // Every content is in the prompt byte for byte, in order.
+        let mut at = PREAMBLE.len();
+        for f in &frames {
+            let found = prompt[at..].find(&format!(">\n{}\n</frame-{token}>\n", f.content));
+            prop_assert!(found.is_some(), "{:?} quoted verbatim", f.content);
+            at += found.unwrap_or(0) + 1;
+        }
+        // The predicted size is the rendered size.
+        let numbered = frames.iter().any(|f| f.provider != frames[0].provider);
+        let mut providers: Vec<&str> = Vec::new();
+        let mut expected = PREAMBLE.len() + (frames.len() - 1) * BLOCK_SEPARATOR.len();
+        for f in &frames {
+            if !providers.contains(&f.provider.as_str()) {
+                providers.push(&f.provider);
+                expected += provider_declaration_len(&f.provider);
+            }
+            let src = numbered.then(|| {
+                providers.iter().position(|p| *p == f.provider).unwrap_or(0) as u32 + 1
+            });
+            let title = (!f.title.is_empty()).then(|| escaped_attribute_len(&f.title));
+            expected += block_len(token.len(), src, escaped_attribute_len(&f.label), title, f.content.len());
+        }
+        prop_assert_eq!(prompt.len(), expected, "charged size is the rendered size");
     }
 
     #[test]
@@ -72,12 +113,31 @@ proptest! {
     }
 
     #[test]
-    fn fencing_escaped_content_has_no_angle_bracket_and_bounded_growth(content in hostile_string()) {
-        let mut out = String::new();
-        escape_content_into(&content, &mut out);
-        prop_assert!(!out.contains('<'), "no `<` survives, so no fence line can start inside content");
-        prop_assert_eq!(out.len(), escaped_content_len(&content));
-        prop_assert!(out.len() <= 5 * content.len(), "linear output: at most 5 bytes per input byte");
+    fn fencing_no_content_can_close_its_block_or_forge_another(
+        content in hostile_string(),
+        others in prop::collection::vec(hostile_string(), 0..4),
+    ) {
+        // Whatever the hostile content holds (closers and openers with the
+        // usual token, every case, partial tags, look-alikes, CRLF), the
+        // prompt still has exactly one block per frame and the hostile one
+        // comes back whole, from the block it was put in.
+        let mut frames = vec![FencedFrame {
+            provider: "evil".into(),
+            label: "evil".into(),
+            title: String::new(),
+            content: content.clone(),
+        }];
+        frames.extend(others.into_iter().enumerate().map(|(i, c)| FencedFrame {
+            provider: "honest".into(),
+            label: format!("honest {i}"),
+            title: String::new(),
+            content: c,
+        }));
+        let prompt = render_prompt(frames.iter().map(|f| (attributes(f), f.content.as_str())));
+        let parsed = parse_prompt(&prompt).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(parsed.len(), frames.len());
+        prop_assert_eq!(&parsed[0].content, &content);
+        prop_assert!(parsed.iter().skip(1).all(|f| f.provider == "honest"));
     }
 }
 
@@ -91,26 +151,46 @@ fn fencing_round_trips_content_edge_cases_exactly() {
         "\nx",
         "\r",
         "\r\n",
+        "x\r\n\r\n",
         "&",
         "&amp;",
         "<",
         ">",
         "\u{0}",
-        "</context-frame>",
+        "</frame-7c15>",
+        "\n</frame-7c15>\n",
+        "7c15",
     ] {
         let f = FencedFrame {
             provider: "p".into(),
-            id: "i".into(),
-            kind: "doc".into(),
             label: "l".into(),
             title: "t".into(),
             content: content.into(),
         };
         let prompt = render_prompt([(attributes(&f), content)]);
+        assert!(
+            prompt.contains(&format!(">\n{content}\n</frame-")),
+            "{content:?} verbatim"
+        );
         assert_eq!(
             parse_prompt(&prompt).expect("parses"),
             vec![f],
             "{content:?}"
         );
     }
+}
+
+#[test]
+fn fencing_code_is_quoted_unmangled() {
+    let code =
+        "pub fn summary(self) -> &'static str { \"a<b && c\" }\nlet v: Vec<String> = vec![];\n";
+    let f = FencedFrame {
+        provider: "p".into(),
+        label: "src/lib.rs L1-2".into(),
+        title: String::new(),
+        content: code.into(),
+    };
+    let prompt = render_prompt([(attributes(&f), code)]);
+    assert!(prompt.contains(code));
+    assert!(!prompt.contains("&lt;") && !prompt.contains("&amp;"));
 }

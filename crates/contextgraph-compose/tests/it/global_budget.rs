@@ -62,21 +62,37 @@ fn global_budget_unused_share_flows_to_the_provider_that_can_use_it() {
 }
 
 #[test]
-fn global_budget_covers_the_whole_prompt_fences_and_escapes_included() {
-    // Content made of `<` quadruples when escaped; the budget must still hold.
-    let outcomes = vec![ProviderOutcome::accepted(
-        "p",
-        (0..20)
-            .map(|i| frame(&format!("f{i:02}"), &"<".repeat(400 + i)))
-            .collect(),
-    )];
+fn global_budget_covers_the_whole_prompt_fences_and_headers_included() {
+    // Tiny contents under long, escaped labels and titles: the headers cost
+    // far more than the content, and the budget must still hold.
+    let long = "<&\"".repeat(60);
+    let outcomes: Vec<ProviderOutcome> = ["p", "q"]
+        .iter()
+        .map(|p| {
+            ProviderOutcome::accepted(
+                *p,
+                (0..40)
+                    .map(|i| {
+                        let mut f = frame(&format!("f{i:02}"), &format!("{p}{i}"));
+                        f.citation_label = Some(format!("{long} {i}"));
+                        f.title = format!("title {long}");
+                        f
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
     let c = composed(&outcomes, &budget(2000));
     assert_sound(&c, &outcomes);
     assert!(c.citations.len() >= 2);
     assert!(token_cost_of_len(c.prompt.len()) <= 2000);
-    // Content cost alone would have let far more frames in: escapes are charged.
+    // Content cost alone would have let far more frames in: headers are charged.
     let content_only: u64 = c.audit.budget.content;
-    assert!(content_only * 3 < u64::from(c.audit.budget.used));
+    assert!(content_only * 20 < u64::from(c.audit.budget.used));
+    assert!(
+        c.citations.len() < 80,
+        "not every frame fits once headers are paid for"
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The composed bytes are a contract (prompt caches key on them, D2): the
 //! benchmark workload must compose to exactly these digests, whatever
 //! optimisation the composer gets. A change here is a change of output.
+//! (Last changed on purpose by the compact, verbatim prompt form: `<frame-TOKEN>`
+//! blocks, provider named once, content quoted byte for byte.)
 
 use crate::workload;
 
@@ -20,7 +22,7 @@ fn d2_golden_stable_composition_of_the_bench_workload_is_byte_identical() {
     let c = composed(3000, Budget::model_tokens(8000), Placement::Stable);
     assert_eq!(
         digest_of(&c),
-        "sha256:45cc5e9adab215394ddcd31b560906ede97e2208f5e39f8f2afd14a5f3ff20cb"
+        "sha256:7e13397278879e42f712665980f160ed82149aead53b17478788d82dcb7ed6ea"
     );
 }
 
@@ -29,6 +31,6 @@ fn d2_golden_ranked_composition_of_the_bench_workload_is_byte_identical() {
     let c = composed(3000, Budget::budget_tokens(400_000), Placement::Ranked);
     assert_eq!(
         digest_of(&c),
-        "sha256:26e9323ac595844de637f79c0a4fe9894180f485a28233ad610f4728b87d15af"
+        "sha256:657e6d83de41f2f00ae075538dae41a495d84e4e4bad7cb8ec4210372ef41a50"
     );
 }
