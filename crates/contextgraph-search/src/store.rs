@@ -45,8 +45,11 @@ use crate::index::{sha256, FileRecord, Index};
 pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 
 /// Bumped whenever the encoding or the chunking changes meaning: an index
-/// written by another version is rebuilt, never reinterpreted.
-pub const FORMAT_VERSION: u32 = 3;
+/// written by another version is rebuilt, never reinterpreted. Version 4:
+/// oversized chunks are split into pieces that fit a frame and item-level
+/// macro blocks are symbols, so an index chunked by version 3 would keep
+/// serving the old, unservable chunks.
+pub const FORMAT_VERSION: u32 = 4;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
