@@ -39,6 +39,7 @@ pub mod frame;
 pub mod identity;
 pub mod query;
 pub mod scope;
+pub mod secrets;
 pub mod sha256;
 pub mod time;
 pub mod usage;

@@ -215,6 +215,7 @@ fn c6_receipt_expired_by_a_fraction_of_a_second_is_not_live() {
             Some(expired),
         )],
         warnings: vec![],
+        unreadable: vec![],
     };
     // Expires exactly now, i.e. a fraction of a second before any later check.
     let later = now.add(Duration::from_millis(300));
@@ -226,6 +227,7 @@ fn c6_receipt_expired_by_a_fraction_of_a_second_is_not_live() {
             Some(now.add(Duration::from_millis(600)).to_wire()),
         )],
         warnings: vec![],
+        unreadable: vec![],
     };
     assert!(consent::check(&descriptor, &live, later).is_allowed());
 }

@@ -1,0 +1,45 @@
+//! Text that reaches a terminal from somewhere cgp does not control — a
+//! file name, a provider's name or version, a configuration value, a peer's
+//! error — goes through [`for_terminal`] first, so it cannot clear the
+//! screen, retitle the window, move the cursor over an earlier line or
+//! reorder what is shown with bidirectional controls.
+//!
+//! The policy (which characters, shown how) is the workspace's one
+//! display-text policy, `contextgraph_types::display_text`; these are the
+//! CLI's owned-`String` entry points to it.
+
+use contextgraph_types::display_text;
+
+/// `text` with every control character (newlines too, so one value cannot
+/// forge a second line), escape-sequence introducer and bidirectional or
+/// invisible formatting character escaped as `\u{…}`.
+pub fn for_terminal(text: &str) -> String {
+    display_text::for_terminal(text).into_owned()
+}
+
+/// [`for_terminal`] for a multi-line message (an error with indented
+/// reasons): newlines stay, every other escaped character is escaped.
+pub fn lines_for_terminal(text: &str) -> String {
+    display_text::lines_for_terminal(text).into_owned()
+}
+
+/// [`for_terminal`] for a path (shown lossily when it is not UTF-8).
+pub fn path_for_terminal(path: &std::path::Path) -> String {
+    for_terminal(&path.to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_newlines_and_bidi_controls_are_shown_not_obeyed() {
+        let evil = "a\x1b]0;pwned\x07b\x1b[2Jc\nd\re\u{202e}f\u{9b}g";
+        let shown = for_terminal(evil);
+        assert!(!shown.chars().any(display_text::is_escaped), "{shown}");
+        assert!(shown.contains("\\u{1b}]0;pwned\\u{7}"), "{shown}");
+        assert_eq!(for_terminal("plain ünïcode"), "plain ünïcode");
+        let lines = lines_for_terminal("a\n b\x1b[K");
+        assert_eq!(lines, "a\n b\\u{1b}[K");
+    }
+}
