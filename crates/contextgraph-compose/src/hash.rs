@@ -1,39 +1,14 @@
 //! SHA-256 as the composer uses it: digests are always recomputed from the
 //! bytes in hand (D1, F5), never copied from what a provider declared.
-//!
-//! `sha2` picks the SHA-NI instructions at run time where the CPU has them
-//! (its default `cpufeatures` detection), which is what keeps hashing every
-//! candidate frame affordable; no `asm` feature is needed for that.
+//! The hashing itself is [`contextgraph_types::sha256`], shared with the SDK
+//! and the host.
 
 use contextgraph_types::digest::format_sha256;
-use contextgraph_types::ContentHasher;
+/// The workspace's one SHA-256 (raw, wire form and [`ContentHasher`](contextgraph_types::ContentHasher)),
+/// re-exported under the composer's names.
+pub use contextgraph_types::sha256::{sha256, sha256_digest, Sha256Hasher};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use sha2::{Digest, Sha256};
 use std::fmt;
-
-/// The raw SHA-256 of `bytes`. Dedup keys on these 32 bytes rather than the
-/// 71-byte wire string so that grouping thousands of frames allocates nothing.
-pub fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
-/// The wire form of the SHA-256 of `bytes`: `sha256:` + 64 lowercase hex (D1, F5).
-pub fn sha256_digest(bytes: &[u8]) -> String {
-    format_sha256(&sha256(bytes))
-}
-
-/// A [`ContentHasher`] backed by `sha2`, so that
-/// [`ContextQueryResult::validate_with`](contextgraph_types::ContextQueryResult::validate_with)
-/// recomputes content digests (D1) when a host audits an answer before composing it
-/// (see [`ProviderOutcome::audited`](crate::ProviderOutcome::audited)).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Sha256Hasher;
-
-impl ContentHasher for Sha256Hasher {
-    fn sha256_digest(&self, bytes: &[u8]) -> String {
-        sha256_digest(bytes)
-    }
-}
 
 /// A SHA-256 the composer computed itself, kept as 32 bytes (no string per
 /// frame) and written in the wire form `sha256:<64 lowercase hex>`.

@@ -79,8 +79,10 @@ pub fn render_with(composition: &Composition, options: &HtmlOptions<'_>) -> Stri
 /// Append `text` to `out` escaped for HTML text and attribute values, cut
 /// after `max_chars` characters (`None`: never). `& < > " '` become
 /// entities; control characters other than `\n` and `\t`, and the
-/// bidirectional and line/paragraph separator controls, become a visible
-/// `⟦U+XXXX⟧` mark.
+/// bidirectional and invisible formatting characters of the display-text
+/// policy (`contextgraph_types::display_text`), become a visible
+/// `⟦U+XXXX⟧` mark (an HTML page keeps its own mark, not the terminal's
+/// `\u{…}`).
 pub fn escape_html(text: &str, max_chars: Option<usize>, out: &mut String) {
     for (n, c) in text.chars().enumerate() {
         if max_chars.is_some_and(|max| n >= max) {
@@ -102,18 +104,11 @@ pub fn escape_html(text: &str, max_chars: Option<usize>, out: &mut String) {
     }
 }
 
-/// Characters that would hide text or change how it is displayed.
+/// Characters that would hide text or change how it is displayed: the
+/// workspace's one display-text policy
+/// ([`contextgraph_types::display_text::is_escaped`]).
 fn is_hidden_control(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061C}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{FEFF}'
-                | '\u{FFF9}'..='\u{FFFB}'
-        )
+    contextgraph_types::display_text::is_escaped(c)
 }
 
 /// `uri` if it may be a link: `https://` or `file:` exactly (lowercase, as

@@ -52,8 +52,10 @@ pub enum TokenError {
     },
 }
 
+/// Whether `token` is what the one bearer-token type accepts (printable
+/// ASCII, no whitespace), so config and transport agree on the rule.
 fn usable(token: &str) -> bool {
-    !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic())
+    contextgraph_types::BearerToken::new(token).is_ok()
 }
 
 impl TokenSource {

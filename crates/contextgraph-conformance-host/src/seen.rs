@@ -12,7 +12,8 @@ use contextgraph_host::{
     ConnectionError, HandshakeError, ProviderOutcome, ProviderReport, RequestError,
 };
 
-use contextgraph_conformance::text::{clip, MAX_EVIDENCE_BYTES};
+use contextgraph_conformance::text::MAX_EVIDENCE_CHARS;
+use contextgraph_types::display_text::bounded;
 
 /// The host's verdict on one provider (or one request), as a check sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,6 +206,6 @@ impl fmt::Display for Seen {
             Seen::Desynchronised => "session declared out of step and closed".to_owned(),
             Seen::Failed { detail } => format!("failed: {detail}"),
         };
-        f.write_str(&clip(&text, MAX_EVIDENCE_BYTES / 2))
+        f.write_str(&bounded(&text, MAX_EVIDENCE_CHARS / 2))
     }
 }

@@ -4,7 +4,8 @@
 //! same way.
 
 use crate::report::MAX_EVIDENCE_LINES;
-use crate::text::{clip, MAX_EVIDENCE_BYTES};
+use crate::text::MAX_EVIDENCE_CHARS;
+use contextgraph_types::display_text::bounded;
 
 /// How a check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +34,7 @@ impl Outcome {
     pub fn skipped(reason: impl Into<String>) -> Self {
         Outcome {
             kind: Kind::Skipped,
-            evidence: vec![clip(&reason.into(), MAX_EVIDENCE_BYTES)],
+            evidence: vec![bounded(&reason.into(), MAX_EVIDENCE_CHARS)],
         }
     }
 
@@ -64,7 +65,7 @@ pub struct Evidence {
 impl Evidence {
     fn push(&mut self, text: String) {
         if self.lines.len() < MAX_EVIDENCE_LINES {
-            self.lines.push(clip(&text, MAX_EVIDENCE_BYTES));
+            self.lines.push(bounded(&text, MAX_EVIDENCE_CHARS));
         } else {
             self.extra += 1;
         }

@@ -20,7 +20,8 @@ use contextgraph_types::{
 use serde_json::Value;
 
 use crate::target::{Channel, ExitOutcome, Incoming};
-use crate::text::{clip, MAX_EVIDENCE_BYTES};
+use crate::text::MAX_EVIDENCE_CHARS;
+use contextgraph_types::display_text::bounded;
 
 /// Most wire faults kept in a [`WireLog`] (the rest are counted).
 const MAX_LOGGED_FAULTS: usize = 16;
@@ -49,7 +50,7 @@ pub struct WireLog {
 impl WireLog {
     fn fault(&mut self, text: String) {
         if self.faults.len() < MAX_LOGGED_FAULTS {
-            self.faults.push(clip(&text, MAX_EVIDENCE_BYTES));
+            self.faults.push(bounded(&text, MAX_EVIDENCE_CHARS));
         } else {
             self.more_faults += 1;
         }
@@ -105,7 +106,7 @@ impl QueryReply {
 /// `error <code>: <message>`, clipped.
 pub fn describe_error(code: Option<&ErrorCode>, message: &str) -> String {
     let code = code.map_or("(no code)", ErrorCode::as_str);
-    clip(&format!("error {code}: {message}"), MAX_EVIDENCE_BYTES)
+    bounded(&format!("error {code}: {message}"), MAX_EVIDENCE_CHARS)
 }
 
 /// One connection, from the suite's side.
@@ -173,7 +174,7 @@ impl Probe {
     }
 
     fn fail(&mut self, reason: String) -> Broken {
-        let b = Broken(clip(&reason, 2 * MAX_EVIDENCE_BYTES));
+        let b = Broken(bounded(&reason, 2 * MAX_EVIDENCE_CHARS));
         self.broken = Some(b.clone());
         b
     }
@@ -195,7 +196,7 @@ impl Probe {
         let stderr = if tail.is_empty() {
             String::new()
         } else {
-            format!("; stderr: {}", clip(&tail, 300))
+            format!("; stderr: {}", bounded(&tail, 300))
         };
         self.fail(format!("{how} while {what}{exit}{stderr}"))
     }
@@ -293,19 +294,19 @@ impl Probe {
         }
         match reply.correlation_id() {
             Some(got) if got == sent => {}
-            Some(got) => self.id_faults.push(clip(
+            Some(got) => self.id_faults.push(bounded(
                 &format!(
                     "{what}: sent id {sent:?}, the {} reply echoed {got:?}",
                     reply.type_name()
                 ),
-                MAX_EVIDENCE_BYTES,
+                MAX_EVIDENCE_CHARS,
             )),
-            None => self.id_faults.push(clip(
+            None => self.id_faults.push(bounded(
                 &format!(
                     "{what}: sent id {sent:?}, the {} reply carried no id",
                     reply.type_name()
                 ),
-                MAX_EVIDENCE_BYTES,
+                MAX_EVIDENCE_CHARS,
             )),
         }
     }

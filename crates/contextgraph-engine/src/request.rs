@@ -119,12 +119,7 @@ impl ProviderOutcomeSummary {
 const MAX_DETAIL_CHARS: usize = 600;
 
 pub(crate) fn shorten(text: &str) -> String {
-    if text.chars().count() <= MAX_DETAIL_CHARS {
-        return text.to_owned();
-    }
-    let mut s: String = text.chars().take(MAX_DETAIL_CHARS).collect();
-    s.push('…');
-    s
+    contextgraph_types::display_text::bounded(text, MAX_DETAIL_CHARS)
 }
 
 /// Map one host outcome to the composer's input and a summary. `grant`

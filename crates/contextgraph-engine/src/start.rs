@@ -97,9 +97,11 @@ pub(crate) async fn start(
             config.request_timeout = timeout;
             config.connect_timeout = timeout.min(Duration::from_secs(5));
             if let Some(source) = token {
-                config.bearer = Some(BearerToken::new(
-                    source.read(&provider.name).map_err(|e| e.to_string())?,
-                ));
+                let secret = source.read(&provider.name).map_err(|e| e.to_string())?;
+                config.bearer = Some(
+                    BearerToken::new(&secret)
+                        .map_err(|e| format!("provider `{}`: {e}", provider.name))?,
+                );
             }
             Arc::new(HttpProviderClient::new(config).map_err(|e| e.to_string())?)
         }

@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod cli;
 pub mod corpus;
 pub mod engine;
 pub mod handshake;

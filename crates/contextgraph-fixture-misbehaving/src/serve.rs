@@ -9,7 +9,7 @@
 //! thread owns the output, so replies never interleave within a line.
 //! Everything a peer controls is bounded: lines by the codec's 16 MiB cap,
 //! in-flight work by the job queue, pending output by the reply queue (both
-//! block the reader when full), error messages by [`MAX_MESSAGE_BYTES`].
+//! block the reader when full), error messages by [`MAX_MESSAGE_CHARS`].
 //!
 //! The wire-level modes are all here: `dropped-id`/`wrong-id`/`lockstep`
 //! (ids, H4), `wrong-error-code` and `crash-on-garbage` (R1),
@@ -24,7 +24,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use contextgraph_codec::{encode_line, Envelope, EnvelopeReader, FrameError, ReadError};
-use contextgraph_provider::serve::clip;
+use contextgraph_types::display_text::bounded;
 use contextgraph_types::{
     protocol_family, versions_compatible, ContextQuery, ErrorCode, VerifyRequest, PROTOCOL_VERSION,
 };
@@ -39,10 +39,10 @@ pub const EXIT_CRASH: i32 = 3;
 /// Exit code when stdin or stdout fails.
 pub const EXIT_FAILURE: i32 = 1;
 
-/// Longest error message written, in bytes: messages quote peer input (a
+/// Longest error message written, in characters: messages quote peer input (a
 /// version string, a parser's complaint), and a peer must not be able to
 /// make a reply as large as its request.
-pub const MAX_MESSAGE_BYTES: usize = 2048;
+pub const MAX_MESSAGE_CHARS: usize = 2048;
 
 /// Worker threads serving correlated requests.
 pub const WORKERS: usize = 4;
@@ -210,7 +210,7 @@ impl Wire {
             code
         };
         let message = format!("{}: {text}", self.engine.name());
-        Envelope::error(id, code, clip(&message, MAX_MESSAGE_BYTES))
+        Envelope::error(id, code, bounded(&message, MAX_MESSAGE_CHARS))
     }
 
     /// Encode and queue one reply (after `slow-reply`'s delay). A send can
@@ -411,7 +411,7 @@ impl Session {
             } => {
                 let text = format!(
                     "R1: unknown envelope type {:?}; this provider serves handshake, query, verify and shutdown",
-                    clip(&type_name, 64)
+                    bounded(&type_name, 64)
                 );
                 let id = self.wire.reply_id(Some(id));
                 self.wire
@@ -435,7 +435,7 @@ impl Session {
             return;
         }
         let ours = protocol_family(PROTOCOL_VERSION).unwrap_or(PROTOCOL_VERSION);
-        let shown = clip(host_version, 64);
+        let shown = bounded(host_version, 64);
         let theirs = match protocol_family(host_version) {
             Some(family) => format!("the host speaks family {family} ({shown})"),
             None => format!("the host's version {shown:?} is not a protocol version (contextgraph/<major>.<minor>[-draft])"),

@@ -11,7 +11,7 @@ use std::fmt;
 use contextgraph_types::validate::{self, Violation};
 use contextgraph_types::{Capabilities, ErrorCode, ProviderInfo, PROTOCOL_VERSION};
 
-use crate::text::excerpt;
+use contextgraph_types::display_text::bounded;
 
 /// How the host reaches a provider. Consent needs it: C4 makes every
 /// non-loopback HTTP provider egress whatever it claims.
@@ -215,7 +215,7 @@ pub fn check_ack(
     let provider = if info.name.trim().is_empty() {
         label.to_owned()
     } else {
-        excerpt(&info.name, 128)
+        bounded(&info.name, 128)
     };
     if !violations.is_empty() {
         return Err(HandshakeError::Rejected {
@@ -234,7 +234,7 @@ pub fn check_ack(
 
 /// The error for an `error` envelope received instead of an ack.
 pub fn error_instead_of_ack(label: &str, code: Option<ErrorCode>, message: &str) -> HandshakeError {
-    let message = excerpt(message, 512);
+    let message = bounded(message, 512);
     match ErrorCode::effective(code.as_ref()) {
         ErrorCode::IncompatibleVersion => HandshakeError::IncompatibleVersion {
             provider: label.to_owned(),

@@ -33,7 +33,6 @@ pub mod error;
 pub mod fanout;
 pub mod handshake;
 mod line_watch;
-mod text;
 pub mod transport;
 pub mod usage;
 
@@ -45,7 +44,9 @@ pub use consent::{ConsentDecision, ConsentRecord, ConsentStore, EgressGrant, Rev
 pub use error::HostError;
 pub use fanout::{FanOutReport, Host, HostOptions, ProviderOutcome, ProviderReport};
 pub use handshake::{HandshakeError, ProviderDescriptor, TransportKind};
-pub use transport::http::{BearerToken, HttpConfig, HttpError, HttpProviderClient};
+pub use transport::http::{
+    BearerToken, BearerTokenError, HttpConfig, HttpError, HttpProviderClient,
+};
 pub use transport::in_process::InProcessProvider;
 pub use transport::stdio::StdioCommand;
 pub use usage::{attribution_records, usage_report};

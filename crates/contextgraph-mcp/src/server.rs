@@ -139,7 +139,10 @@ impl<S: ContextService> McpServer<S> {
         E: std::error::Error + Send + Sync + 'static,
     {
         let running = self.serve(transport).await.map_err(|e| {
-            McpServeError::Initialize(crate::service::clip_chars(&e.to_string(), 500))
+            McpServeError::Initialize(contextgraph_types::display_text::bounded(
+                &e.to_string(),
+                500,
+            ))
         })?;
         running
             .waiting()

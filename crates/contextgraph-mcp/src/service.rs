@@ -99,16 +99,8 @@ impl From<&ProviderAudit> for ProviderContribution {
             status: status.to_owned(),
             frames_offered: audit.frames_offered,
             frames_included: audit.frames_included,
-            detail: detail.map(|d| clip_chars(&d, MAX_DETAIL_CHARS)),
+            detail: detail.map(|d| contextgraph_types::display_text::bounded(&d, MAX_DETAIL_CHARS)),
         }
-    }
-}
-
-/// `text` cut to at most `max` characters, with `…` marking a cut.
-pub(crate) fn clip_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_owned(),
-        Some((at, _)) => format!("{}…", &text[..at]),
     }
 }
 

@@ -53,10 +53,10 @@ fn envelope(status: StatusCode, env: &Envelope) -> Outcome {
     let (reply, code) = match env {
         Envelope::Error { code, .. } => (
             "error",
-            Some(
-                code.as_ref()
-                    .map_or_else(|| "none".to_owned(), |c| clip(&c.to_string(), 64)),
-            ),
+            Some(code.as_ref().map_or_else(
+                || "none".to_owned(),
+                |c| contextgraph_types::display_text::bounded(&c.to_string(), 64),
+            )),
         ),
         Envelope::HandshakeAck { .. } => ("handshake_ack", None),
         Envelope::Frames { .. } => ("frames", None),
@@ -78,10 +78,6 @@ fn envelope(status: StatusCode, env: &Envelope) -> Outcome {
         reply,
         code,
     }
-}
-
-fn clip(text: &str, max: usize) -> String {
-    contextgraph_provider::serve::clip(text, max).to_owned()
 }
 
 /// Whether the media type is `application/json` (parameters allowed).

@@ -30,7 +30,9 @@ pub mod attribution;
 pub mod budget;
 pub mod capability;
 pub mod consent;
+pub mod credential;
 pub mod digest;
+pub mod display_text;
 pub mod error_code;
 pub mod file_uri;
 pub mod frame;
@@ -38,6 +40,7 @@ pub mod identity;
 pub mod query;
 pub mod scope;
 pub mod secrets;
+pub mod sha256;
 pub mod time;
 pub mod usage;
 pub mod validate;
@@ -58,6 +61,7 @@ pub use capability::{
     QueryCapability,
 };
 pub use consent::{ConsentReceipt, Grantor, GrantorKind};
+pub use credential::{BearerToken, BearerTokenError};
 pub use digest::{is_sha256_digest, LineRange};
 pub use error_code::{ErrorCode, HostReaction};
 pub use frame::{

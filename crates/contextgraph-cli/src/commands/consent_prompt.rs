@@ -65,23 +65,11 @@ fn parse_choice(line: &str) -> Option<Choice> {
     }
 }
 
-/// `text` fit for one line of a terminal: control and bidirectional
-/// formatting characters escaped, at most [`SHOWN_CHARS`] characters.
+/// `text` fit for one line of a terminal: escaped and bounded by the one
+/// display-text policy (`contextgraph_types::display_text`), at most
+/// [`SHOWN_CHARS`] characters.
 fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(SHOWN_CHARS) + 4);
-    for (n, c) in text.chars().enumerate() {
-        if n == SHOWN_CHARS {
-            out.push('…');
-            break;
-        }
-        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if c.is_control() || bidi {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    contextgraph_types::display_text::bounded(text, SHOWN_CHARS)
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -306,6 +294,7 @@ mod tests {
             "{evil}"
         );
         let long = shown(&"a".repeat(500));
-        assert_eq!(long.chars().count(), SHOWN_CHARS + 1);
+        assert_eq!(long.chars().count(), SHOWN_CHARS);
+        assert!(long.ends_with('…'), "{long}");
     }
 }

@@ -335,17 +335,7 @@ fn explain(c: &Composition) {
             err,
             "{status:<9} {:>6}  {:<48}  {detail}",
             f.token_cost,
-            truncate(&for_terminal(&f.frame.frame_id), 48)
+            contextgraph_types::display_text::bounded(&f.frame.frame_id, 48)
         );
-    }
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(max - 1).collect();
-        out.push('…');
-        out
     }
 }

@@ -188,7 +188,7 @@ pub(crate) fn shutdown(target: &Target, options: &SuiteOptions) -> ShutdownOutco
         ExitOutcome::Exited(Some(0)) => e.note(format!("exited with code 0, {waited} ms after shutdown")),
         ExitOutcome::Exited(Some(code)) => e.fail(format!(
             "R2: exited with code {code} after shutdown; a clean teardown exits 0. stderr: {}",
-            crate::text::clip(&probe.stderr_tail(), 300)
+            contextgraph_types::display_text::bounded(&probe.stderr_tail(), 300)
         )),
         ExitOutcome::Exited(None) => e.fail("R2: the provider died from a signal after shutdown"),
         ExitOutcome::Killed => e.fail(format!(

@@ -38,65 +38,23 @@ use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::StatusCode;
 
 use super::{Channel, ExitOutcome, Incoming, TargetError};
-use crate::text::{clip, show_bytes};
 use crate::SuiteOptions;
+use contextgraph_types::display_text::{bounded, bounded_bytes};
 
 /// What replaces the token wherever a provider echoed it (C8).
 const REDACTED: &[u8] = b"[redacted]";
 
-/// A bearer credential for an HTTP target. Its `Debug` and `Display` never
-/// show it (C8).
-#[derive(Clone, PartialEq, Eq)]
-pub struct BearerToken(String);
+/// The workspace's one bearer credential (C8), re-exported under the
+/// suite's names.
+pub use contextgraph_types::credential::{BearerToken, BearerTokenError};
 
-/// Why a text cannot be a bearer token. Never carries the text (C8).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BearerTokenError {
-    /// Nothing is left after trimming surrounding whitespace.
-    #[error("the bearer token is empty")]
-    Empty,
-    /// A character an `Authorization` header cannot carry.
-    #[error("the bearer token contains whitespace or non-printable/non-ASCII characters, which an Authorization header cannot carry")]
-    NotHeaderSafe,
-}
-
-impl BearerToken {
-    /// A token from its text. Surrounding whitespace (such as the newline at
-    /// the end of a token file) is trimmed, exactly as `cgp serve
-    /// --token-env/--token-file` trims the token it requires, so the same
-    /// variable or file authenticates both ends.
-    pub fn new(secret: &str) -> Result<Self, BearerTokenError> {
-        let secret = secret.trim();
-        if secret.is_empty() {
-            return Err(BearerTokenError::Empty);
-        }
-        if !secret.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(BearerTokenError::NotHeaderSafe);
-        }
-        Ok(BearerToken(secret.to_owned()))
-    }
-
-    /// The `Authorization` header value, marked sensitive so that the HTTP
-    /// stack never shows it.
-    fn header(&self) -> Result<HeaderValue, BearerTokenError> {
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", self.0))
-            .map_err(|_| BearerTokenError::NotHeaderSafe)?;
-        value.set_sensitive(true);
-        Ok(value)
-    }
-}
-
-impl fmt::Debug for BearerToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BearerToken([redacted])")
-    }
-}
-
-impl fmt::Display for BearerToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
+/// The `Authorization` header value for `token`, marked sensitive so that
+/// the HTTP stack never shows it.
+fn header(token: &BearerToken) -> Result<HeaderValue, BearerTokenError> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+        .map_err(|_| BearerTokenError::NotHeaderSafe)?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// Why a CA certificate cannot be trusted.
@@ -189,9 +147,9 @@ pub(crate) fn shown_url(url: &str) -> String {
         Ok(mut parsed) => {
             let _ = parsed.set_username("");
             let _ = parsed.set_password(None);
-            clip(parsed.as_str(), 200)
+            bounded(parsed.as_str(), 200)
         }
-        Err(_) => clip(url, 200),
+        Err(_) => bounded(url, 200),
     }
 }
 
@@ -297,7 +255,7 @@ impl HttpChannel {
             ))
         })?;
         let auth = match &http.bearer {
-            Some(token) => Some(token.header().map_err(|e| bad(e.to_string()))?),
+            Some(token) => Some(header(token).map_err(|e| bad(e.to_string()))?),
             None => None,
         };
         let (tx, items) = mpsc::channel();
@@ -378,7 +336,7 @@ impl Exchange {
             });
         }
         if let Some(token) = &self.secret {
-            bytes = redact(bytes, token.0.as_bytes());
+            bytes = redact(bytes, token.expose().as_bytes());
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             // A notification (or shutdown) needs no answer: an empty body is fine.
@@ -393,7 +351,7 @@ impl Exchange {
         Some(match decode_envelope(&bytes) {
             Ok(env) => Incoming::Envelope(env),
             Err(e) => Incoming::BadLine {
-                start: show_bytes(&bytes, 80),
+                start: bounded_bytes(&bytes, 80),
                 reason: format!("{e} (HTTP {status})"),
             },
         })

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use contextgraph_codec::{decode_envelope, FrameError, LineFramer, LineReader};
 
 use super::{Channel, ExitOutcome, Incoming, TargetError};
-use crate::text::show_bytes;
 use crate::SuiteOptions;
+use contextgraph_types::display_text::bounded_bytes;
 
 /// Items queued from the reader thread before it stops reading.
 const QUEUE: usize = 256;
@@ -139,7 +139,7 @@ fn read_stdout(stdout: impl Read, max: usize, tx: &SyncSender<Incoming>) {
             Ok(line) => match decode_envelope(line) {
                 Ok(env) => Incoming::Envelope(env),
                 Err(e) => Incoming::BadLine {
-                    start: show_bytes(line, 80),
+                    start: bounded_bytes(line, 80),
                     reason: e.to_string(),
                 },
             },

@@ -19,7 +19,7 @@ use crate::handshake::{
     check_ack, error_instead_of_ack, HandshakeError, ProviderDescriptor, TransportKind,
 };
 use crate::line_watch::LineWatch;
-use crate::text::{excerpt, excerpt_bytes};
+use contextgraph_types::display_text::{bounded, bounded_bytes};
 
 impl Connection {
     /// Handshake over `reader`/`writer` and start routing. `label` names the
@@ -101,7 +101,7 @@ impl Connection {
                     provider: label.to_owned(),
                     detail: e.to_string(),
                 }),
-                Some(Ok(line)) => Ok((decode_envelope(line), excerpt_bytes(line, 120))),
+                Some(Ok(line)) => Ok((decode_envelope(line), bounded_bytes(line, 120))),
             }
         })
         .await
@@ -125,7 +125,7 @@ impl Connection {
             (Ok(other), line) => {
                 return Err(HandshakeError::NotProtocol {
                     provider: label.to_owned(),
-                    detail: format!("a {} envelope", excerpt(other.type_name(), 40)),
+                    detail: format!("a {} envelope", bounded(other.type_name(), 40)),
                     line,
                 })
             }

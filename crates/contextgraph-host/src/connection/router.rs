@@ -13,7 +13,7 @@ use tokio::sync::{oneshot, Notify};
 use super::reader::Diagnostics;
 use super::{Answer, CloseReason, ConnectionError};
 use crate::line_watch::OpenLine;
-use crate::text::{excerpt, excerpt_bytes};
+use contextgraph_types::display_text::{bounded, bounded_bytes};
 
 pub(super) type Waiter = oneshot::Sender<Result<Answer, ConnectionError>>;
 
@@ -176,14 +176,14 @@ pub(super) fn classify(shared: &Shared, line: &[u8]) -> Incoming {
             id,
             answer: Ok(Answer::Error {
                 code,
-                message: excerpt(&message, 1024),
+                message: bounded(&message, 1024),
             }),
             type_name: Cow::Borrowed("error"),
         },
         Ok(Envelope::Unknown { type_name, .. }) => noise(
             format!(
                 "ignored an envelope of unknown type {:?}",
-                excerpt(&type_name, 40)
+                bounded(&type_name, 40)
             ),
             true,
         ),
@@ -199,13 +199,13 @@ pub(super) fn classify(shared: &Shared, line: &[u8]) -> Incoming {
             reason,
         }) if matches!(type_name.as_str(), "frames" | "verified" | "error") => Incoming::Reply {
             id,
-            answer: Err(excerpt(&reason, 512)),
+            answer: Err(bounded(&reason, 512)),
             type_name: Cow::Owned(type_name),
         },
         Err(e) => noise(
             format!(
                 "ignored a line that is not an envelope ({e}): {}",
-                excerpt_bytes(line, 80)
+                bounded_bytes(line, 80)
             ),
             false,
         ),
@@ -330,7 +330,7 @@ pub(super) fn route_correlated(
         None => format!("a {type_name} reply carried no id"),
         Some(id) => format!(
             "a {type_name} reply carried id {:?}, which this host never sent",
-            excerpt(&id, 64)
+            bounded(&id, 64)
         ),
     };
     let error = ConnectionError::Correlation {

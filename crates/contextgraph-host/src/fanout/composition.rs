@@ -10,16 +10,12 @@ use contextgraph_types::{ContextFrame, ErrorCode};
 
 use super::ProviderOutcome;
 
-/// Longest provider-controlled text copied into a composition outcome.
+/// Longest provider-controlled text copied into a composition outcome,
+/// escaped and bounded by the one display-text policy.
 const MAX_DETAIL_CHARS: usize = 600;
 
 fn shorten(text: &str) -> String {
-    if text.chars().count() <= MAX_DETAIL_CHARS {
-        return text.to_owned();
-    }
-    let mut s: String = text.chars().take(MAX_DETAIL_CHARS).collect();
-    s.push('…');
-    s
+    contextgraph_types::display_text::bounded(text, MAX_DETAIL_CHARS)
 }
 
 impl ProviderOutcome {
@@ -115,7 +111,8 @@ mod tests {
         };
         match timed.to_composition("p", Vec::new()).status {
             ComposeStatus::Crashed { detail } => {
-                assert_eq!(detail.chars().count(), MAX_DETAIL_CHARS + 1)
+                assert_eq!(detail.chars().count(), MAX_DETAIL_CHARS);
+                assert!(detail.ends_with('…'), "{detail}");
             }
             other => panic!("expected Crashed, got {other:?}"),
         }

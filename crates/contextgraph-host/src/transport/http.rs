@@ -35,30 +35,10 @@ use crate::connection::{Answer, ConnectionError};
 use crate::handshake::{
     check_ack, error_instead_of_ack, HandshakeError, ProviderDescriptor, TransportKind,
 };
-use crate::text::{excerpt, excerpt_bytes};
+use contextgraph_types::display_text::{bounded, bounded_bytes};
 
-/// A bearer credential. Its `Debug` and `Display` never show it (C8).
-#[derive(Clone)]
-pub struct BearerToken(String);
-
-impl BearerToken {
-    /// Wrap a token.
-    pub fn new(token: impl Into<String>) -> Self {
-        BearerToken(token.into())
-    }
-}
-
-impl fmt::Debug for BearerToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BearerToken([redacted])")
-    }
-}
-
-impl fmt::Display for BearerToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
+/// The workspace's one bearer credential (C8), re-exported for embedders.
+pub use contextgraph_types::credential::{BearerToken, BearerTokenError};
 
 /// How to reach an HTTP provider.
 #[derive(Debug, Clone)]
@@ -219,13 +199,13 @@ impl HttpProviderClient {
     /// Check the URL (C7, C8) and build the client. Sends nothing.
     pub fn new(config: HttpConfig) -> Result<Self, HttpError> {
         let url = reqwest::Url::parse(&config.url).map_err(|e| HttpError::InvalidUrl {
-            url: excerpt(&config.url, 200),
+            url: bounded(&config.url, 200),
             detail: e.to_string(),
         })?;
         let mut shown = url.clone();
         let _ = shown.set_username("");
         let _ = shown.set_password(None);
-        let label = excerpt(shown.as_str(), 200);
+        let label = bounded(shown.as_str(), 200);
         if !url.username().is_empty() || url.password().is_some() {
             return Err(HttpError::InvalidUrl {
                 url: label,
@@ -303,7 +283,7 @@ impl HttpProviderClient {
         let detail = detail.replace(self.url.as_str(), &self.label);
         HttpError::Transport {
             url: self.label.clone(),
-            detail: excerpt(&detail, 400),
+            detail: bounded(&detail, 400),
             timeout,
         }
     }
@@ -316,11 +296,13 @@ impl HttpProviderClient {
             .header("content-type", "application/json")
             .body(body);
         if let Some(token) = &self.config.bearer {
-            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.0))
-                .map_err(|_| HttpError::Setup {
-                    url: self.label.clone(),
-                    detail: "the bearer token contains characters not allowed in a header".into(),
-                })?;
+            let mut value =
+                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+                    .map_err(|_| HttpError::Setup {
+                        url: self.label.clone(),
+                        detail: "the bearer token contains characters not allowed in a header"
+                            .into(),
+                    })?;
             value.set_sensitive(true);
             request = request.header(reqwest::header::AUTHORIZATION, value);
         }
@@ -383,7 +365,7 @@ impl HttpProviderClient {
         decode_envelope(&bytes).map_err(|e| {
             ConnectionError::Malformed {
                 provider: self.label.clone(),
-                detail: format!("{e}: {}", excerpt_bytes(&bytes, 80)),
+                detail: format!("{e}: {}", bounded_bytes(&bytes, 80)),
             }
             .into()
         })
@@ -418,7 +400,7 @@ impl HttpProviderClient {
                         None => "a reply carried no id".to_owned(),
                         Some(g) => format!(
                             "a reply carried id {:?}, not {:?}",
-                            excerpt(g, 64),
+                            bounded(g, 64),
                             id.unwrap_or_default()
                         ),
                     },
@@ -445,13 +427,13 @@ impl HttpProviderClient {
                 }
                 Ok(Answer::Error {
                     code,
-                    message: excerpt(&message, 1024),
+                    message: bounded(&message, 1024),
                 })
             }
             other => Err(ConnectionError::WrongReply {
                 provider,
                 expected,
-                got: excerpt(other.type_name(), 40),
+                got: bounded(other.type_name(), 40),
             }
             .into()),
         }
@@ -500,7 +482,7 @@ impl ProviderClient for HttpProviderClient {
                 other => {
                     return Err(HandshakeError::NotProtocol {
                         provider: self.label.clone(),
-                        detail: format!("a {} envelope", excerpt(other.type_name(), 40)),
+                        detail: format!("a {} envelope", bounded(other.type_name(), 40)),
                         line: String::new(),
                     }
                     .into())

@@ -14,7 +14,7 @@ use tokio::time::{timeout_at, Instant};
 use crate::client::{BoxFuture, ProviderClient, RequestError};
 use crate::connection::{Answer, ConnectionError};
 use crate::handshake::{check_ack, HandshakeError, ProviderDescriptor, TransportKind};
-use crate::text::excerpt;
+use contextgraph_types::display_text::bounded;
 
 /// A [`Provider`] inside the host process.
 pub struct InProcessProvider {
@@ -40,7 +40,7 @@ impl InProcessProvider {
     /// [`new`](Self::new) for a shared provider.
     pub fn from_arc(provider: Arc<dyn Provider>) -> Result<Self, HandshakeError> {
         let info = provider.info();
-        let label = excerpt(&info.name, 80);
+        let label = bounded(&info.name, 80);
         let descriptor = check_ack(
             PROTOCOL_VERSION.to_owned(),
             info,
@@ -115,7 +115,7 @@ impl ProviderClient for InProcessProvider {
                 Ok(frames) => Answer::Frames(frames),
                 Err(e) => Answer::Error {
                     code: Some(e.code),
-                    message: excerpt(&e.message, 1024),
+                    message: bounded(&e.message, 1024),
                 },
             })
         })

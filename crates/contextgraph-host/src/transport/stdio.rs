@@ -17,7 +17,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Notify;
 use tokio::time::{timeout_at, Instant};
 
-use crate::text::excerpt;
+use contextgraph_types::display_text::bounded;
 
 /// Environment variables a provider inherits by default. Everything else is
 /// scrubbed: a provider has no business seeing the host's API keys, tokens
@@ -99,7 +99,7 @@ impl StdioCommand {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| self.program.display().to_string());
-        excerpt(&name, 80)
+        bounded(&name, 80)
     }
 
     /// The `PATH` the provider will see: an explicit one, else the host's
@@ -233,7 +233,7 @@ impl StderrTail {
         let mut all = Vec::with_capacity(a.len() + c.len());
         all.extend_from_slice(a);
         all.extend_from_slice(c);
-        excerpt(String::from_utf8_lossy(&all).trim_end(), self.cap)
+        bounded(String::from_utf8_lossy(&all).trim_end(), self.cap)
     }
 
     /// Wait until the provider closed stderr, or `deadline`.

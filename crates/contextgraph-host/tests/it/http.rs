@@ -194,7 +194,7 @@ async fn http_redirect_is_an_error_naming_the_status_and_is_not_followed() {
     )
     .await;
     let mut config = HttpConfig::new(redirecting.url());
-    config.bearer = Some(BearerToken::new(TOKEN));
+    config.bearer = Some(BearerToken::new(TOKEN).expect("a valid test token"));
     let provider = HttpProviderClient::new(config).unwrap();
     let result = provider.ready(Instant::now() + PATIENCE).await;
     match result {
@@ -222,7 +222,7 @@ async fn c8_error_body_echoing_the_bearer_token_never_reaches_an_error_or_log() 
     )
     .await;
     let mut config = HttpConfig::new(server.url());
-    config.bearer = Some(BearerToken::new(TOKEN));
+    config.bearer = Some(BearerToken::new(TOKEN).expect("a valid test token"));
     let provider = Arc::new(HttpProviderClient::new(config.clone()).unwrap());
     assert!(!format!("{config:?} {provider:?}").contains(TOKEN));
     let mut host = Host::new(HostOptions::default());

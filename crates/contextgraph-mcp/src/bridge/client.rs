@@ -25,7 +25,7 @@ use rmcp::ServiceExt;
 use tokio::sync::oneshot;
 
 use super::BridgeError;
-use crate::service::clip_chars;
+use contextgraph_types::display_text::bounded;
 
 /// Why one MCP call produced nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -60,11 +60,11 @@ impl From<ServiceError> for CallError {
             }
             ServiceError::McpError(data) => CallError::Mcp {
                 code: data.code.0,
-                message: clip_chars(&data.message, 300),
+                message: bounded(&data.message, 300),
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => CallError::Closed,
             ServiceError::Timeout { timeout } => CallError::Timeout(timeout),
-            other => CallError::Other(clip_chars(&other.to_string(), 300)),
+            other => CallError::Other(bounded(&other.to_string(), 300)),
         }
     }
 }
@@ -223,7 +223,7 @@ fn session_thread(
             Ok(Err(e)) => {
                 let _ = ready.send(Err(BridgeError::Initialize {
                     command: label,
-                    detail: clip_chars(&e.to_string(), 300),
+                    detail: bounded(&e.to_string(), 300),
                 }));
                 return;
             }

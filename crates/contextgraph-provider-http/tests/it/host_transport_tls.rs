@@ -78,7 +78,7 @@ fn config(url: &str, ca_pem: Option<&str>, token: Option<&str>) -> HttpConfig {
         config.extra_roots_pem = vec![pem.as_bytes().to_vec()];
         config.only_extra_roots = true;
     }
-    config.bearer = token.map(BearerToken::new);
+    config.bearer = token.map(|t| BearerToken::new(t).expect("a valid test token"));
     config
 }
 

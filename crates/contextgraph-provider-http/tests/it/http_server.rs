@@ -68,13 +68,13 @@ fn c7_our_host_handshakes_and_queries_over_tls_with_a_generated_certificate() {
     let mut config = HttpConfig::new(running.url.clone());
     config.extra_roots_pem = vec![ca_pem.into_bytes()];
     config.only_extra_roots = true;
-    config.bearer = Some(BearerToken::new(TOKEN));
+    config.bearer = Some(BearerToken::new(TOKEN).expect("a valid test token"));
     let result = running.rt.block_on(handshake_and_query(config));
     assert!(!result.frames.is_empty());
 
     // Plaintext to the TLS port is not an answer.
     let mut plain = HttpConfig::new(running.url.replace("https://", "http://"));
-    plain.bearer = Some(BearerToken::new(TOKEN));
+    plain.bearer = Some(BearerToken::new(TOKEN).expect("a valid test token"));
     let provider = HttpProviderClient::new(plain).unwrap();
     assert!(running
         .rt
@@ -143,7 +143,7 @@ fn c8_a_missing_or_wrong_token_gets_401_and_no_content() {
 
     // Our host's transport with a wrong token reports the status, no body.
     let mut config = HttpConfig::new(running.url.clone());
-    config.bearer = Some(BearerToken::new("not-the-token"));
+    config.bearer = Some(BearerToken::new("not-the-token").expect("a valid test token"));
     let provider = HttpProviderClient::new(config).unwrap();
     let e = running
         .rt

@@ -53,7 +53,7 @@ use contextgraph_codec::{Envelope, FrameError, LineFramer, LineReader, DEFAULT_M
 
 use crate::provider::Provider;
 use pool::{InFlight, Pool};
-pub use session::{clip, Dispatch, Job, Session};
+pub use session::{Dispatch, Job, Session};
 use writer::{encode, SharedOutput};
 
 /// How the runner serves. Build with [`ServeOptions::default`] and the

@@ -13,6 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use contextgraph_codec::{decode_envelope, Envelope};
+use contextgraph_types::display_text::bounded;
 use contextgraph_types::{
     protocol_family, validate, versions_compatible, Capabilities, ContextQuery, ErrorCode,
     ProviderInfo, VerifyRequest, Violation, PROTOCOL_VERSION,
@@ -22,10 +23,11 @@ use crate::honesty::{audit_answer, audit_verdicts, complete_verdicts};
 use crate::pack::check_embedding;
 use crate::provider::{Provider, ProviderError};
 
-/// Longest runner-written error message, in bytes. Messages quote peer input
-/// (a version string, a type name, a parser's complaint about a value); a
-/// peer must not be able to make the reply as large as its request.
-const MAX_MESSAGE_BYTES: usize = 2048;
+/// Longest runner-written error message, in characters (so at most 8 KiB).
+/// Messages quote peer input (a version string, a type name, a parser's
+/// complaint about a value); a peer must not be able to make the reply as
+/// large as its request, nor put control or bidi characters in it.
+const MAX_MESSAGE_CHARS: usize = 2048;
 
 /// How many violations an honesty-guard error lists before summarising.
 const MAX_LISTED_VIOLATIONS: usize = 16;
@@ -248,7 +250,7 @@ impl<P: Provider> Session<P> {
                 self.reply_id(Some(id)),
                 format!(
                     "unknown envelope type {:?}; this provider serves handshake, query, verify and shutdown",
-                    clip(&type_name, 64)
+                    bounded(&type_name, 64)
                 ),
             )),
             // §1: an unknown notification (no id) is ignored.
@@ -323,7 +325,7 @@ impl<P: Provider> Session<P> {
             Some(family) => format!("the host speaks family {family} ({host_version})"),
             None => format!(
                 "the host's version {:?} is not a protocol version (contextgraph/<major>.<minor>[-draft]) and so belongs to no family",
-                clip(host_version, 64)
+                bounded(host_version, 64)
             ),
         };
         Envelope::error(
@@ -364,7 +366,7 @@ impl<P: Provider> Session<P> {
             ErrorCode::Internal,
             self.message(format!(
                 "the {what} handler panicked ({}); this is a provider bug, report it to the provider's author",
-                clip(detail, 256)
+                bounded(detail, 256)
             )),
         )
     }
@@ -412,7 +414,7 @@ impl<P: Provider> Session<P> {
     /// log line says who complained) and bounded in size.
     fn message(&self, text: impl AsRef<str>) -> String {
         let full = format!("{}: {}", self.info.name, text.as_ref());
-        clip(&full, MAX_MESSAGE_BYTES).to_owned()
+        bounded(&full, MAX_MESSAGE_CHARS)
     }
 
     /// H4: echo the request id only when correlation was declared; a
@@ -435,18 +437,4 @@ fn provider_error(id: Option<String>, e: ProviderError) -> Envelope {
         e.message
     };
     Envelope::error(id, e.code, message)
-}
-
-/// The longest prefix of `text` within `max` bytes, cut at a char boundary.
-/// Messages that quote peer input are clipped with it, so a hostile peer
-/// cannot make a reply (or a log line) arbitrarily large.
-pub fn clip(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

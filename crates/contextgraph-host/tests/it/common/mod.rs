@@ -5,8 +5,7 @@
 pub mod http_server;
 pub mod peer;
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 use std::time::Duration;
 
 use contextgraph_host::{
@@ -18,86 +17,11 @@ use contextgraph_types::ContextQuery;
 /// smaller margins only where the rule is "prompt, not a timeout".
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
-/// The workspace root (two levels above this crate).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Path of the misbehaving provider binary, built on first use with the same
-/// profile as this test binary (tests run from `target/<profile>/deps/`).
+/// Path of the misbehaving provider: this package's `host-fixture-misbehaving`
+/// binary (built by cargo for these tests through the `test-fixture`
+/// feature), so no test shells out to a nested `cargo build`.
 pub fn misbehaving_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("tests run from target/<profile>/deps")
-            .to_path_buf();
-        let bin = profile_dir.join("contextgraph-misbehaving-provider");
-        if is_fresh(&bin) {
-            return bin;
-        }
-        let release = profile_dir.file_name().is_some_and(|n| n == "release");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(workspace_root()).args([
-            "build",
-            "--quiet",
-            "-p",
-            "contextgraph-fixture-misbehaving",
-            "--bin",
-            "contextgraph-misbehaving-provider",
-        ]);
-        if release {
-            cmd.arg("--release");
-        }
-        if let Some(target) = profile_dir.parent() {
-            cmd.env("CARGO_TARGET_DIR", target);
-        }
-        let status = cmd.status().expect("cargo runs");
-        assert!(status.success(), "building the misbehaving provider failed");
-        assert!(bin.exists(), "{} missing after build", bin.display());
-        bin
-    })
-}
-
-/// Whether `bin` is newer than every source it is built from (the
-/// misbehaving crate and the SDK it serves with), so the test can skip a
-/// `cargo build` that would only wait for the shared target directory's lock.
-fn is_fresh(bin: &Path) -> bool {
-    let Ok(built) = bin.metadata().and_then(|m| m.modified()) else {
-        return false;
-    };
-    let root = workspace_root().join("crates");
-    [
-        "contextgraph-fixture-misbehaving",
-        "contextgraph-provider",
-        "contextgraph-codec",
-        "contextgraph-types",
-    ]
-    .iter()
-    .all(|c| newest(&root.join(c)).is_some_and(|t| t <= built))
-}
-
-fn newest(dir: &Path) -> Option<std::time::SystemTime> {
-    let mut newest = dir
-        .join("Cargo.toml")
-        .metadata()
-        .and_then(|m| m.modified())
-        .ok()?;
-    let mut stack = vec![dir.join("src")];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).ok()?.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(t) = entry.metadata().and_then(|m| m.modified()) {
-                newest = newest.max(t);
-            }
-        }
-    }
-    Some(newest)
+    Path::new(env!("CARGO_BIN_EXE_host-fixture-misbehaving"))
 }
 
 /// The misbehaving provider in `mode`, announcing itself as `name`.
