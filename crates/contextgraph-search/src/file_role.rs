@@ -58,11 +58,26 @@ const TEST_DIRS: &[&str] = &[
 
 /// Directory names that hold examples.
 const EXAMPLE_DIRS: &[&str] = &[
-    "examples", "example", "demo", "demos", "samples", "sample", "tutorial", "tutorials",
+    "examples",
+    "example",
+    "demo",
+    "demos",
+    "samples",
+    "sample",
+    "tutorial",
+    "tutorials",
 ];
 
 /// Directory names that hold documentation.
-const DOC_DIRS: &[&str] = &["doc", "docs", "documentation", "man", "manual", "guide", "guides"];
+const DOC_DIRS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "man",
+    "manual",
+    "guide",
+    "guides",
+];
 
 /// Directory names that hold code the project did not write, or keeps only
 /// for compatibility.
@@ -102,7 +117,13 @@ const CHANGELOG_STEMS: &[&str] = &[
 
 /// File stems of licence and notice files.
 const LICENCE_STEMS: &[&str] = &[
-    "license", "licence", "copying", "notice", "authors", "copyright", "patents",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "copyright",
+    "patents",
 ];
 
 /// Whole file names of lockfiles and checksum lists.
@@ -133,7 +154,10 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
     if LOCKFILES.contains(&file) {
         return FileRole::Lockfile;
     }
-    if LICENCE_STEMS.iter().any(|s| stem == *s || stem.starts_with(&format!("{s}-"))) {
+    if LICENCE_STEMS
+        .iter()
+        .any(|s| stem == *s || stem.starts_with(&format!("{s}-")))
+    {
         return FileRole::Licence;
     }
     if CHANGELOG_STEMS.contains(&stem) {
@@ -181,27 +205,73 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
 /// AsciiDoc, man pages) when they were not recognised as `Text`.
 fn is_docs_file(file: &str) -> bool {
     const EXTENSIONS: &[&str] = &[
-        ".rst", ".adoc", ".asciidoc", ".txt", ".texi", ".pod", ".html", ".htm", ".xhtml", ".man",
-        ".mdx", ".org", ".prebuilt",
+        ".rst",
+        ".adoc",
+        ".asciidoc",
+        ".txt",
+        ".texi",
+        ".pod",
+        ".html",
+        ".htm",
+        ".xhtml",
+        ".man",
+        ".mdx",
+        ".org",
+        ".prebuilt",
     ];
     // Man pages: `jq.1`, `tmux.1`, `ls.1.in`.
-    let man_page = file.split('.').skip(1).any(|part| {
-        part.len() == 1 && part.as_bytes()[0].is_ascii_digit()
-    });
+    let man_page = file
+        .split('.')
+        .skip(1)
+        .any(|part| part.len() == 1 && part.as_bytes()[0].is_ascii_digit());
     man_page || EXTENSIONS.iter().any(|e| file.ends_with(e))
 }
 
 /// Manifests, build files and data formats.
 fn is_config_file(file: &str) -> bool {
     const EXTENSIONS: &[&str] = &[
-        ".toml", ".json", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".xml", ".properties",
-        ".gradle", ".cmake", ".lock", ".mod", ".sum", ".editorconfig", ".gitignore",
-        ".gitattributes", ".npmignore", ".in", ".am", ".ac", ".m4", ".mk", ".pc", ".plist",
+        ".toml",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".ini",
+        ".cfg",
+        ".conf",
+        ".xml",
+        ".properties",
+        ".gradle",
+        ".cmake",
+        ".lock",
+        ".mod",
+        ".sum",
+        ".editorconfig",
+        ".gitignore",
+        ".gitattributes",
+        ".npmignore",
+        ".in",
+        ".am",
+        ".ac",
+        ".m4",
+        ".mk",
+        ".pc",
+        ".plist",
     ];
     const NAMES: &[&str] = &[
-        "makefile", "gnumakefile", "dockerfile", "cmakelists.txt", "meson.build", "build",
-        "build.bazel", "workspace", "justfile", "rakefile", "gemfile", "pipfile", "setup.cfg",
-        "tox.ini", "configure",
+        "makefile",
+        "gnumakefile",
+        "dockerfile",
+        "cmakelists.txt",
+        "meson.build",
+        "build",
+        "build.bazel",
+        "workspace",
+        "justfile",
+        "rakefile",
+        "gemfile",
+        "pipfile",
+        "setup.cfg",
+        "tox.ini",
+        "configure",
     ];
     NAMES.contains(&file) || EXTENSIONS.iter().any(|e| file.ends_with(e)) || file.starts_with('.')
 }

@@ -38,9 +38,9 @@
 
 pub mod chunk;
 mod codec;
+pub mod file_role;
 pub mod graph;
 pub mod index;
-pub mod file_role;
 pub mod lang;
 mod options;
 pub mod query_terms;

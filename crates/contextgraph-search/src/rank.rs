@@ -16,10 +16,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
-use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::query_terms::{
     asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
 };
+use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::uri::parse_anchor;
 
 const K1: f32 = 1.2;
@@ -301,7 +301,13 @@ pub fn search_with_signals(
             Candidate { slot, score: raw }
         })
         .collect();
-    rerank(index, &QueryShape::of(text), signals, &accepted_record, &mut scored);
+    rerank(
+        index,
+        &QueryShape::of(text),
+        signals,
+        &accepted_record,
+        &mut scored,
+    );
     // The layer's boosts can lift scores above 1: back into [0, 1].
     let max_raw = scored.iter().map(|c| c.score).fold(0.0f32, f32::max);
     let scale = if max_raw > 1.0 { 1.0 / max_raw } else { 1.0 };

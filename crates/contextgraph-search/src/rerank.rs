@@ -300,10 +300,7 @@ pub fn rerank(
         for (name, share) in &shape.names {
             let wanted = squash(name);
             for (variant, weight) in case_variants(name) {
-                for slot in index
-                    .definitions(&variant)
-                    .take(MAX_DEFINITIONS_PER_NAME)
-                {
+                for slot in index.definitions(&variant).take(MAX_DEFINITIONS_PER_NAME) {
                     let Some((file, c)) = index.chunk(slot) else {
                         continue;
                     };

@@ -103,7 +103,8 @@ fn a_one_character_identifier_finds_its_definition() {
 const RETRY_RS: &str = "/// Retry the request with backoff.\n\
 pub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n";
 
-const RETRY_README: &str = "# Retry documentation\n\nEvery request is retried with exponential backoff: \
+const RETRY_README: &str =
+    "# Retry documentation\n\nEvery request is retried with exponential backoff: \
 the backoff doubles on each retry, so a retried request waits for the backoff before the \
 next retry of the request.\n";
 
@@ -118,7 +119,10 @@ fn code_outranks_docs_that_repeat_the_goal_unless_the_goal_asks_for_docs() {
         "src/retry.rs"
     );
     assert_eq!(
-        first_file(&on, "retry documentation: how long does a retried request wait"),
+        first_file(
+            &on,
+            "retry documentation: how long does a retried request wait"
+        ),
         "README.md",
         "a goal naming the docs gets them"
     );
@@ -191,9 +195,19 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
     f.write("src/parser.rs", &parser);
     let goal = "parse a header value";
     let on = open_with(&f, RerankSignals::default());
-    assert_eq!(files(&on, goal)[0], "src/parser.rs", "{:?}", files(&on, goal));
+    assert_eq!(
+        files(&on, goal)[0],
+        "src/parser.rs",
+        "{:?}",
+        files(&on, goal)
+    );
     let off = open_with(&f, without("coherence"));
-    assert_eq!(files(&off, goal)[0], "src/misc.rs", "{:?}", files(&off, goal));
+    assert_eq!(
+        files(&off, goal)[0],
+        "src/misc.rs",
+        "{:?}",
+        files(&off, goal)
+    );
 }
 
 #[test]
