@@ -2,31 +2,6 @@
 //! guarantee on purpose (see `--help`). Exit codes: 0 after `shutdown` or end
 //! of input, 1 on a failure, 2 on a usage error, 3 when a crash mode crashes.
 
-use std::io::Write;
-use std::process::ExitCode;
-
-use contextgraph_fixture_misbehaving::{parse_args, run, usage, Command, Mode, PROVIDER_NAME};
-
-/// Write to stdout, ignoring a closed pipe (nothing useful is left to do).
-fn print_stdout(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-fn main() -> ExitCode {
-    match parse_args(std::env::args_os().skip(1)) {
-        Ok(Command::Help) => {
-            print_stdout(&usage());
-            ExitCode::SUCCESS
-        }
-        Ok(Command::ListModes) => {
-            let names: String = Mode::ALL.iter().map(|m| format!("{m}\n")).collect();
-            print_stdout(&names);
-            ExitCode::SUCCESS
-        }
-        Ok(Command::Serve(options)) => ExitCode::from(u8::try_from(run(&options)).unwrap_or(1)),
-        Err(e) => {
-            eprintln!("{PROVIDER_NAME}: {e}\n\n{}", usage());
-            ExitCode::from(2)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    contextgraph_fixture_misbehaving::program::main()
 }

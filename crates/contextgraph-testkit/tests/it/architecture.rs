@@ -62,7 +62,7 @@ fn metadata_graph() -> BTreeMap<String, BTreeSet<String>> {
         .collect()
 }
 
-/// The crate graph table: rows `| \`crate\` | role | \`dep\`, \`dep\` |`
+/// The crate graph table: rows `| \`crate\` | role | \`dep\`, \`dep\` (note) |`
 /// under the "Crate graph" heading.
 fn documented_graph(md: &str) -> BTreeMap<String, BTreeSet<String>> {
     let section = format!("\n{md}");
@@ -77,8 +77,9 @@ fn documented_graph(md: &str) -> BTreeMap<String, BTreeSet<String>> {
         let name = cells[0].trim_matches('`').to_owned();
         let deps: BTreeSet<String> = cells[2]
             .split(',')
-            .map(|d| d.trim().trim_matches('`').to_owned())
-            .filter(|d| !d.is_empty() && d != "—")
+            // `crate`, optionally followed by a note in parentheses.
+            .filter_map(|d| d.split('`').nth(1).map(str::to_owned))
+            .filter(|d| !d.is_empty())
             .collect();
         assert!(
             graph.insert(name.clone(), deps).is_none(),
@@ -124,7 +125,7 @@ fn the_crate_graph_matches_cargo_metadata() {
 
 #[test]
 fn a_missing_crate_and_a_wrong_edge_are_differences() {
-    let md = "## Crate graph\n\n| crate | role | depends on |\n|---|---|---|\n| `a` | x | `b`, `c` |\n| `b` | y | — |\n\n## Next\n| `z` | not | here |\n";
+    let md = "## Crate graph\n\n| crate | role | depends on |\n|---|---|---|\n| `a` | x | `b`, `c` (optional: a note) |\n| `b` | y | — |\n\n## Next\n| `z` | not | here |\n";
     let documented = documented_graph(md);
     assert_eq!(documented.len(), 2, "{documented:?}");
     assert!(documented["b"].is_empty());
