@@ -12,6 +12,7 @@ use crate::commands::inspect::InspectArgs;
 use crate::commands::mcp::McpArgs;
 use crate::commands::providers::ProvidersArgs;
 use crate::commands::serve::ServeArgs;
+use crate::commands::trust::TrustArgs;
 use crate::output::ColorMode;
 
 /// Shown after `--help`: examples first, because that is what people look for.
@@ -89,6 +90,8 @@ pub enum Command {
     Mcp(McpArgs),
     /// Expose something else as a CGP provider (today: an MCP server's resources).
     Bridge(BridgeArgs),
+    /// Let a workspace cgp.toml run its programs and reach the network (after you have read it).
+    Trust(TrustArgs),
 }
 
 /// Parse the process arguments. On `--help`/`--version` the text is printed

@@ -14,6 +14,9 @@
 mod cli;
 mod commands;
 mod output;
+mod safe_write;
+mod terminal;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -34,7 +37,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             output::report_error(&*error, color);
-            ExitCode::from(output::EXIT_FAILURE)
+            if error.downcast_ref::<commands::UsageError>().is_some() {
+                ExitCode::from(output::EXIT_USAGE)
+            } else {
+                ExitCode::from(output::EXIT_FAILURE)
+            }
         }
     }
 }

@@ -50,7 +50,9 @@ pub fn report_error(error: &dyn std::error::Error, color: ColorMode) {
         ColorMode::Always => "\x1b[1;31merror:\x1b[0m",
         ColorMode::Never => "error:",
     };
-    let _ = writeln!(std::io::stderr().lock(), "{prefix} {error}");
+    // Errors quote file names, provider text and peers' messages.
+    let text = crate::terminal::lines_for_terminal(&error.to_string());
+    let _ = writeln!(std::io::stderr().lock(), "{prefix} {text}");
 }
 
 /// Turn the result of writing a command's data to stdout into the command's

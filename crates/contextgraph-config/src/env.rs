@@ -16,6 +16,10 @@ pub struct Environment {
     pub xdg_config_home: Option<PathBuf>,
     /// `CGP_CONFIG`: the per-user configuration file, overriding the default location.
     pub cgp_config: Option<PathBuf>,
+    /// The user's contextgraph data directory, where trusted workspace
+    /// files are recorded: `$CGP_DATA_DIR`, else `$XDG_DATA_HOME/contextgraph`,
+    /// else `~/.local/share/contextgraph` (the consent store's directory).
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Environment {
@@ -27,10 +31,22 @@ impl Environment {
     /// Read variables through `lookup`.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> Self {
         let get = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let home = get("HOME");
+        let data_dir = get(crate::trust::DATA_DIR_ENV).or_else(|| {
+            let base = if cfg!(target_os = "macos") {
+                home.as_ref().map(|h| h.join("Library/Application Support"))
+            } else {
+                get("XDG_DATA_HOME")
+                    .filter(|p| p.is_absolute())
+                    .or_else(|| home.as_ref().map(|h| h.join(".local/share")))
+            };
+            base.map(|b| b.join("contextgraph"))
+        });
         Environment {
-            home: get("HOME"),
             xdg_config_home: get("XDG_CONFIG_HOME").filter(|p| p.is_absolute()),
             cgp_config: get(CONFIG_ENV),
+            home,
+            data_dir,
         }
     }
 

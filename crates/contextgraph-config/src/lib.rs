@@ -6,7 +6,10 @@
 //!    else `$XDG_CONFIG_HOME/cgp/cgp.toml`, else `~/.config/cgp/cgp.toml`.
 //! 2. The **workspace** file: the first `cgp.toml` walking up from the
 //!    workspace directory, stopping at the repository root (the directory
-//!    holding `.git`). It wins over the per-user file.
+//!    holding `.git`) or the home directory, and passing over files that
+//!    another user owns. It wins over the per-user file — but until the
+//!    user trusts it (`cgp trust`, see [`trust`]) its stdio and HTTP
+//!    providers are skipped, and its `consent_store` is never honoured.
 //!
 //! An explicit file (`cgp … --config PATH`) replaces both. Top-level keys
 //! merge key by key; providers merge by name (the workspace's definition of
@@ -63,19 +66,25 @@ mod env;
 mod error;
 mod load;
 mod model;
+mod owner;
 mod parse;
 mod render;
+mod restrict;
 mod token;
+pub mod trust;
+mod warning;
 
 pub use env::{Environment, CONFIG_ENV};
 pub use error::ConfigError;
-pub use load::{config_files, find_workspace_file};
+pub use load::{config_files, discover_workspace_file, find_workspace_file, read_file, Discovery};
 pub use model::{
     Config, Origin, ProviderConfig, ProviderKind, Setting, TokenSource, DEFAULT_BUDGET,
     DEFAULT_SAFETY_FACTOR, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MAX_WEIGHT,
 };
 pub use parse::is_valid_provider_name;
 pub use token::TokenError;
+pub use trust::{TrustState, TrustStore};
+pub use warning::ConfigWarning;
 
 /// The configuration file's name.
 pub const FILE_NAME: &str = "cgp.toml";

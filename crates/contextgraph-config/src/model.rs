@@ -86,6 +86,10 @@ pub struct Config {
     pub providers: Vec<ProviderConfig>,
     /// The files that were read, lowest precedence first.
     pub files: Vec<PathBuf>,
+    /// What loading set aside (an untrusted workspace file's providers,
+    /// files another user owns); a front end shows each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::ConfigWarning>,
 }
 
 impl Default for Config {
@@ -99,6 +103,7 @@ impl Default for Config {
             consent_store: None,
             providers: vec![ProviderConfig::builtin_workspace()],
             files: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }

@@ -514,6 +514,8 @@ fn from_toml_error(ctx: &Ctx<'_>, e: &toml::de::Error) -> ConfigError {
         .or_else(|| key_on_line(ctx.text, span.start));
     let hint = if message.starts_with("unknown field") {
         "; remove it or fix its spelling (see the cgp.toml reference in the contextgraph-config README)"
+    } else if message.starts_with("duplicate key") {
+        "; a key or table may be set once: keep one of them"
     } else {
         ""
     };
@@ -526,12 +528,37 @@ fn backticked(message: &str) -> Option<String> {
     Some(message[start..start + len].to_owned())
 }
 
-/// The key assigned on the line containing `offset` (`key = …`), if any.
+/// The full dotted key on the line containing `offset`: a table header
+/// (`[providers.a]` names `providers.a`), or `key = …` under the last
+/// header above it (`providers.a.command`).
 fn key_on_line(text: &str, offset: usize) -> Option<String> {
     let offset = offset.min(text.len());
     let start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].lines().next()?;
-    let (key, _) = line.split_once('=')?;
-    let key = key.trim();
-    (!key.is_empty() && !key.starts_with('[') && key.len() <= 128).then(|| key.to_owned())
+    let line = text[start..].lines().next()?.trim();
+    let key = if let Some(header) = table_header(line) {
+        header
+    } else {
+        let (key, _) = line.split_once('=')?;
+        let key = key.trim();
+        if key.is_empty() || key.starts_with('[') {
+            return None;
+        }
+        match text[..start]
+            .lines()
+            .rev()
+            .find_map(|l| table_header(l.trim()))
+        {
+            Some(table) => format!("{table}.{key}"),
+            None => key.to_owned(),
+        }
+    };
+    (key.len() <= 200).then_some(key)
+}
+
+/// `providers.a` for a `[providers.a]` (or `[[…]]`) line.
+fn table_header(line: &str) -> Option<String> {
+    let inner = line.strip_prefix('[')?;
+    let end = inner.find(']')?;
+    let name = inner[..end].trim_start_matches('[').trim();
+    (!name.is_empty()).then(|| name.to_owned())
 }

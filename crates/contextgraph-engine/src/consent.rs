@@ -208,7 +208,9 @@ pub fn revoke(
 pub struct LedgerEntry {
     /// 1-based position in the store.
     pub index: usize,
-    /// `in_force`, `revoked`, `expired`, `not_yet_valid` or `recorded` (revocations).
+    /// `in_force`, `revoked`, `expired`, `not_yet_valid`, `recorded`
+    /// (revocations), or `unknown_not_granted` (an unreadable line of the
+    /// store may concern its provider).
     pub state: &'static str,
     /// The record as stored.
     pub record: ConsentRecord,
@@ -244,8 +246,12 @@ pub fn ledger_entries(ledger: &ConsentLedger, now: Timestamp) -> Vec<LedgerEntry
                     _ => "in_force",
                 }
             };
+            // A line that cannot be read may be a revocation: fail closed.
+            let unknown = |provider: &str| ledger.unreadable_line_for(provider).is_some();
             let state = match record {
                 ConsentRecord::Grant(g) if revoked_later(&g.provider_id, None) => "revoked",
+                ConsentRecord::Grant(g) if unknown(&g.provider_id) => "unknown_not_granted",
+                ConsentRecord::ScopeReceipt(r) if unknown(&r.provider_id) => "unknown_not_granted",
                 ConsentRecord::Grant(g) => timed(&g.granted_at, g.expires_at.as_ref()),
                 ConsentRecord::ScopeReceipt(r) if revoked_later(&r.provider_id, Some(&r.scope)) => {
                     "revoked"
@@ -315,6 +321,7 @@ mod tests {
                 grant(Some("not a time")),
             ],
             warnings: Vec::new(),
+            unreadable: Vec::new(),
         };
         let states: Vec<&str> = ledger_entries(&ledger, now)
             .iter()

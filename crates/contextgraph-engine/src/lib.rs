@@ -42,6 +42,7 @@ pub mod consent;
 #[cfg(test)]
 mod consent_needed_tests;
 mod error;
+mod fresh;
 mod request;
 mod start;
 mod status;
@@ -88,6 +89,10 @@ pub struct EngineOptions {
     /// with nothing granted then writes nothing, and egress providers are
     /// refused either way.
     pub create_consent_store: bool,
+    /// Watch in-process workspaces for changes and re-index them in the
+    /// background (a long-running server wants this); every answer is
+    /// preceded by a freshness check either way.
+    pub watch: bool,
 }
 
 enum SlotState {
@@ -117,6 +122,7 @@ pub struct Engine {
     safety_factor: f64,
     options: EngineOptions,
     warnings: Vec<String>,
+    fresh: fresh::FreshWorkspaces,
 }
 
 impl std::fmt::Debug for Engine {
@@ -172,7 +178,9 @@ impl Engine {
         let (consent_path, store) = match consent::store_path(config) {
             // Opened only when it exists: a `cgp context` with nothing
             // granted writes nothing, and no store means default-deny.
-            Ok(path) if options.create_consent_store || path.is_file() => {
+            // Anything at the path (a directory, say) is opened too, so
+            // that it is reported rather than silently taken as "no store".
+            Ok(path) if options.create_consent_store || path.exists() => {
                 match ConsentStore::open(&path) {
                     Ok(store) => (Some(path), Some(store)),
                     Err(e) => {
@@ -214,6 +222,7 @@ impl Engine {
             host = host.with_consent_store(store);
         }
         let mut slots = Vec::with_capacity(chosen.len());
+        let mut fresh = fresh::FreshWorkspaces::default();
         for (provider, result) in chosen.iter().zip(results) {
             let timeout = Duration::from_millis(config.timeout_ms_of(provider));
             let state = match result {
@@ -222,10 +231,15 @@ impl Engine {
                 },
                 Some(Err(error)) => SlotState::Failed { error },
                 Some(Ok(started)) => match host.add(started.client, timeout).await {
-                    Ok(_) => SlotState::Ready {
-                        descriptor: started.descriptor,
-                        handshake: started.handshake,
-                    },
+                    Ok(_) => {
+                        if let Some(w) = started.workspace {
+                            fresh.add(&provider.name, w, options.watch, &mut warnings);
+                        }
+                        SlotState::Ready {
+                            descriptor: started.descriptor,
+                            handshake: started.handshake,
+                        }
+                    }
                     Err(e) => SlotState::Failed {
                         error: e.to_string(),
                     },
@@ -247,6 +261,7 @@ impl Engine {
             safety_factor: config.safety_factor.value,
             options,
             warnings,
+            fresh,
         })
     }
 
@@ -424,12 +439,15 @@ impl Engine {
             .filter(|s| matches!(s.state, SlotState::Ready { .. }))
             .collect();
         let timeout = ready.iter().map(|s| s.timeout).max().unwrap_or_default();
+        // Answer from the files as they are now (see `fresh`).
+        let stale = self.fresh.bring_up_to_date().await;
         let report = if ready.is_empty() {
             None
         } else {
             Some(self.host.query_all(&query, timeout).await)
         };
         let mut warnings = self.warnings.clone();
+        warnings.extend(stale);
         if let Some(r) = &report {
             warnings.extend(r.warnings.iter().cloned());
         }

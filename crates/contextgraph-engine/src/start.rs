@@ -25,6 +25,9 @@ pub(crate) struct Started {
     pub client: Arc<dyn ProviderClient>,
     pub descriptor: Arc<ProviderDescriptor>,
     pub handshake: Duration,
+    /// The in-process workspace provider behind `client`, kept so the
+    /// engine can bring its index up to date before each answer.
+    pub workspace: Option<WorkspaceProvider>,
 }
 
 /// How a configured provider is reached, for people (never a token).
@@ -44,6 +47,7 @@ pub(crate) async fn start(
     timeout: Duration,
     progress: bool,
 ) -> Result<Started, String> {
+    let mut workspace_handle = None;
     let client: Arc<dyn ProviderClient> = match &provider.kind {
         ProviderKind::Workspace { dir } => {
             let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
@@ -57,6 +61,7 @@ pub(crate) async fn start(
                     .map_err(|e| format!("cannot index the workspace {}: {e}", dir.display()))
             })
             .await?;
+            workspace_handle = Some(opened.clone());
             Arc::new(InProcessProvider::new(opened).map_err(|e| e.to_string())?)
         }
         ProviderKind::Docs { dir } => {
@@ -106,6 +111,7 @@ pub(crate) async fn start(
             client,
             descriptor,
             handshake: began.elapsed(),
+            workspace: workspace_handle,
         }),
         Err(e) => {
             client.shutdown().await;

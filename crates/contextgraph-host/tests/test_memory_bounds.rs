@@ -1,7 +1,11 @@
 //! Host memory stays bounded (a few MiB above the line cap) under a provider
 //! that streams an endless line and under one that floods frames. Alone in
 //! its own test binary so no other test's allocations blur the measurement.
+//!
+//! Process isolation needed: it measures the process's resident set, so it
+//! is the one host test kept out of the `it` binary.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::{misbehaving, retry_query, stdio_options, PATIENCE};

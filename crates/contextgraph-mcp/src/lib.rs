@@ -18,6 +18,7 @@
 
 pub mod args;
 pub mod bridge;
+pub mod guard;
 pub mod server;
 pub mod service;
 

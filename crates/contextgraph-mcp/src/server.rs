@@ -150,8 +150,10 @@ impl<S: ContextService> McpServer<S> {
 
     /// Serve one MCP session on stdin/stdout on the current runtime, until
     /// the client closes stdin. Stdout carries only MCP messages.
+    /// Every line rmcp could not decode is answered with a JSON-RPC error
+    /// (see [`crate::guard`]).
     pub async fn serve_stdio(self) -> Result<(), McpServeError> {
-        self.serve_transport(rmcp::transport::stdio()).await
+        self.serve_transport(crate::guard::guarded_stdio()).await
     }
 
     /// Serve one MCP session on stdin/stdout, on a runtime of its own, until
@@ -162,7 +164,8 @@ impl<S: ContextService> McpServer<S> {
             .enable_all()
             .build()
             .map_err(McpServeError::Runtime)?;
-        let result = runtime.block_on(self.serve_transport(rmcp::transport::stdio()));
+        let result =
+            runtime.block_on(async { self.serve_transport(crate::guard::guarded_stdio()).await });
         // Tokio's stdin reader is a blocking read that cannot be interrupted:
         // do not wait for it on the way out.
         runtime.shutdown_background();

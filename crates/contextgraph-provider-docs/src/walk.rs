@@ -8,7 +8,10 @@
 //!   `target` or `node_modules` (build output and vendored packages);
 //! - directory symlinks are never followed (no loops, no escapes); a file
 //!   symlink is served only when its target resolves inside the root;
-//! - non-UTF-8 names are skipped: a frame id and a `file://` URI must be text.
+//! - non-UTF-8 names are skipped: a frame id and a `file://` URI must be text;
+//! - paths on the shared secrets deny-list (`contextgraph_types::secrets`)
+//!   and paths `.gitignore` or `.cgpignore` exclude (the workspace walk's
+//!   rules, `contextgraph_search::walk::is_ignored`) are never served.
 
 use std::fs;
 use std::io;
@@ -121,6 +124,15 @@ pub(crate) fn walk(root: &Path, config: &DocsConfig, report: &mut ScanReport) ->
             if name.starts_with('.') || !is_doc_file_name(&name) {
                 continue;
             }
+            // The deny-list every file-reading provider shares
+            // (`secrets/notes.md`, `.kube/README.md`…).
+            if contextgraph_types::secrets::is_secret_path(&rel) {
+                continue;
+            }
+            // `.gitignore` and `.cgpignore`, as the workspace walk honours them.
+            if contextgraph_search::walk::is_ignored(root, &rel) {
+                continue;
+            }
             let path = entry.path();
             let meta = if kind.is_symlink() {
                 match symlink_target_inside(root, &path) {
@@ -183,6 +195,8 @@ pub(crate) fn served_path(
         || !is_doc_file_name(file)
         || dirs.iter().any(|d| is_skipped_dir_name(d))
         || dirs.len() > config.max_depth
+        || contextgraph_types::secrets::is_secret_path(rel)
+        || contextgraph_search::walk::is_ignored(root, rel)
     {
         return Ok(None);
     }

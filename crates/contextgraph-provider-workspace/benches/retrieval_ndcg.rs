@@ -142,8 +142,18 @@ fn run_project(
     verbose: bool,
     baseline: bool,
 ) -> Result<(Outcome, Option<Outcome>), String> {
-    let (provider, source) = WorkspaceProvider::open(root, WorkspaceOptions::default())
-        .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
+    let (provider, source) = WorkspaceProvider::open(
+        root,
+        WorkspaceOptions {
+            // `CGP_RANK_SIGNALS_OFF=semantic,roles` measures the ranking
+            // without those steps (the README's ablation table).
+            rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
+            // `CGP_SEMANTIC=1` adds the (off by default) semantic signal.
+            semantic: std::env::var_os("CGP_SEMANTIC").is_some_and(|v| v == "1"),
+            ..WorkspaceOptions::default()
+        },
+    )
+    .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
     if verbose {
         println!(
             "== {} ({}, {}, index {:?}, {} queries)",

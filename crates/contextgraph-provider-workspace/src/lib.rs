@@ -37,7 +37,7 @@ pub mod serve;
 
 // The search library's modules, under the paths they had before the split.
 pub use contextgraph_search::{
-    chunk, graph, index, lang, query_terms, rank, store, tokenize, uri, walk,
+    chunk, graph, index, lang, progress, query_terms, rank, store, tokenize, uri, walk,
 };
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
@@ -48,6 +48,6 @@ pub use contextgraph_search::bench_internals;
 
 pub use contextgraph_search::{
     CacheLocation, Clock, IndexSource, IndexStats, Language, RefreshReport, SkipReason,
-    WalkOptions, WorkspaceOptions, PROJECT_IGNORE_FILE,
+    WalkOptions, WatchError, WatchHandle, WorkspaceOptions, PROJECT_IGNORE_FILE,
 };
 pub use provider::{WorkspaceError, WorkspaceProvider, PROVIDER_NAME, PROVIDER_VERSION};

@@ -1,7 +1,9 @@
 //! [`WorkspaceProvider`]: the index, kept fresh, answering the protocol.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use contextgraph_provider::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::digest::format_sha256;
@@ -65,6 +67,9 @@ impl From<IndexError> for WorkspaceError {
 #[derive(Clone)]
 pub struct WorkspaceProvider {
     workspace: Workspace,
+    /// When set, each query first brings the index up to date within this
+    /// deadline ([`WorkspaceProvider::with_fresh_queries`]).
+    fresh_within: Option<Duration>,
 }
 
 impl std::fmt::Debug for WorkspaceProvider {
@@ -86,7 +91,25 @@ impl WorkspaceProvider {
     ) -> Result<(WorkspaceProvider, IndexSource), WorkspaceError> {
         options.progress_label = PROVIDER_NAME;
         let (workspace, source) = Workspace::open(root, options)?;
-        Ok((WorkspaceProvider { workspace }, source))
+        Ok((
+            WorkspaceProvider {
+                workspace,
+                fresh_within: None,
+            },
+            source,
+        ))
+    }
+
+    /// Before answering each query, bring the index up to date with the
+    /// files (a metadata scan; only what changed is re-read), spending at
+    /// most `deadline` re-indexing. Files the deadline cut short are named
+    /// on stderr; their stale chunks are never served (every frame is
+    /// re-checked against the file's bytes), but their new content may be
+    /// missing from that answer. For servers; a host that can show warnings
+    /// calls [`refresh_within`](Self::refresh_within) itself.
+    pub fn with_fresh_queries(mut self, deadline: Duration) -> Self {
+        self.fresh_within = Some(deadline);
+        self
     }
 
     /// The search index underneath.
@@ -116,6 +139,13 @@ impl WorkspaceProvider {
     /// Queries keep being answered from the previous index while this runs.
     pub fn refresh(&self) -> Result<RefreshReport, WorkspaceError> {
         Ok(self.workspace.refresh()?)
+    }
+
+    /// [`refresh`](Self::refresh) cut short after `deadline`; the files not
+    /// reached are in [`RefreshReport::pending`] (see
+    /// [`Workspace::refresh_within`]).
+    pub fn refresh_within(&self, deadline: Duration) -> Result<RefreshReport, WorkspaceError> {
+        Ok(self.workspace.refresh_within(deadline)?)
     }
 
     fn walk_options(&self) -> &contextgraph_search::WalkOptions {
@@ -161,6 +191,12 @@ impl WorkspaceProvider {
             return Err("not a workspace path");
         }
         if contextgraph_search::walk::name_gate(rel, self.walk_options()).is_some() {
+            return Err("file is excluded");
+        }
+        // A file the walk would leave out (gitignored, .cgpignore'd) is
+        // `gone` with no digest: answering `stale` with its replacement
+        // digest would let a peer brute-force its content.
+        if contextgraph_search::walk::is_ignored(self.root(), rel) {
             return Err("file is excluded");
         }
         let path = self.root().join(rel);
@@ -311,6 +347,23 @@ impl Provider for WorkspaceProvider {
     }
 
     fn query(&self, query: &ContextQuery) -> Result<ContextQueryResult, ProviderError> {
+        if let Some(deadline) = self.fresh_within {
+            match self.refresh_within(deadline) {
+                Ok(report) if !report.pending.is_empty() => {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "{PROVIDER_NAME}: {} changed file(s) not re-indexed within {} ms; this answer may miss their current content: {}",
+                        report.pending.len(),
+                        deadline.as_millis(),
+                        report.pending.join(", ")
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                }
+            }
+        }
         let served = [FrameKind::Symbol, FrameKind::Doc, FrameKind::Snippet];
         if !query.kinds.is_empty() && !query.kinds.iter().any(|k| served.contains(k)) {
             // Q1: none of the requested kinds is served: zero frames, not a guess.
@@ -322,6 +375,8 @@ impl Provider for WorkspaceProvider {
             .and_then(|t| Timestamp::parse(t).ok());
         let compact = query.select_representation(&[Representation::Full, Representation::Compact])
             == Some(Representation::Compact);
+        // Before the view: scoring may first bring the chunk vectors up to date.
+        let semantic = self.workspace.semantic_scores(query.match_text());
         let view = self.workspace.view();
         let index = view.index();
         let accept = |c: &ChunkRecord| {
@@ -334,6 +389,7 @@ impl Provider for WorkspaceProvider {
             &SearchOptions {
                 anchors: &query.anchors,
                 accept: &accept,
+                semantic: &semantic,
             },
             &mut files,
         );

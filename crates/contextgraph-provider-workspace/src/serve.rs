@@ -2,8 +2,10 @@
 //! binary and `cgp serve workspace`.
 //!
 //! The index is loaded from the cache when it is trustworthy (queries are
-//! answered from it at once) or built with a progress bar on stderr; a
-//! background thread then keeps it fresh. stdout carries only the protocol.
+//! answered from it at once) or built with progress on stderr; a
+//! file-system watcher then keeps it fresh, and each query first checks the
+//! files' metadata against it ([`keep_fresh`]). stdout carries only the
+//! protocol.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -11,7 +13,9 @@ use std::time::Duration;
 
 use contextgraph_provider::serve_stdio;
 
-use crate::{CacheLocation, IndexSource, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME};
+use crate::{
+    CacheLocation, IndexSource, WatchHandle, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,
+};
 
 /// Arguments of a stdio workspace server.
 #[derive(Debug, Clone, clap::Args)]
@@ -42,6 +46,29 @@ fn diag(text: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
+/// Longest a server's check before each answer spends re-indexing.
+pub const QUERY_FRESHNESS_DEADLINE: Duration = Duration::from_secs(2);
+
+/// How long the watcher waits after the last change of a burst.
+const WATCH_DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// Make a server's provider answer from the files as they are: a metadata
+/// check before each query, and a watcher re-indexing changes as they
+/// happen (keep the handle alive while serving). A watcher that cannot
+/// start is reported on stderr; the check before each query still runs.
+pub fn keep_fresh(provider: WorkspaceProvider) -> (WorkspaceProvider, Option<WatchHandle>) {
+    let watch = match provider.workspace().watch(WATCH_DEBOUNCE, |e| {
+        diag(format_args!("{PROVIDER_NAME}: {e}"))
+    }) {
+        Ok(handle) => Some(handle),
+        Err(e) => {
+            diag(format_args!("{PROVIDER_NAME}: {e}"));
+            None
+        }
+    };
+    (provider.with_fresh_queries(QUERY_FRESHNESS_DEADLINE), watch)
+}
+
 /// Open (or build) the index and serve it over stdio until `shutdown` or end of input.
 pub fn serve(args: &ServeArgs) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut options = WorkspaceOptions {
@@ -58,6 +85,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), Box<dyn std::error::Error + Send + 
     if let IndexSource::Rebuilt { reason } = &source {
         diag(format_args!("{PROVIDER_NAME}: rebuilt the index: {reason}"));
     }
+    let (provider, _watch) = keep_fresh(provider);
     let stats = provider.stats();
     if !args.quiet {
         diag(format_args!(

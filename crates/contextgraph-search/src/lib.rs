@@ -43,15 +43,18 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 mod options;
+pub mod progress;
 pub mod query_terms;
 pub mod rank;
 pub mod refresh;
 pub mod rerank;
 mod search;
+pub mod semantic;
 pub mod store;
 pub mod tokenize;
 pub mod uri;
 pub mod walk;
+mod watch;
 mod workspace;
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not
@@ -75,4 +78,5 @@ pub use rank::Ranked;
 pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView};
 pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
+pub use watch::{WatchError, WatchHandle};
 pub use workspace::{IndexError, IndexSource, IndexStats, Workspace};

@@ -54,6 +54,13 @@ const MAX_PROXIMITY_ONLY: usize = 50;
 /// answers are bounded by `max_frames` and budgets far below this).
 const MAX_LEXICAL_CANDIDATES: usize = 2000;
 
+/// Weight of the semantic signal for prose goals, and for symbol lookups
+/// (where the name carries the query and the model adds little).
+const W_SEMANTIC: f32 = 0.3;
+const W_SEMANTIC_IDENTIFIER: f32 = 0.05;
+/// Best semantic matches considered (as candidates and for the signal).
+const SEMANTIC_CANDIDATES: usize = 30;
+
 /// Weight of an exact phrase match (the query's words, in order, inside the
 /// chunk: a pasted error message or string literal). Lifts the raw score
 /// towards 1 by this share of the remaining headroom, so scores stay in [0, 1].
@@ -120,6 +127,7 @@ pub fn search_with_phrase(
         anchors,
         accept,
         has_phrase,
+        &[],
         RerankSignals::default(),
     )
 }
@@ -133,6 +141,7 @@ pub fn search_with_signals(
     anchors: &[String],
     accept: &dyn Fn(&ChunkRecord) -> bool,
     has_phrase: &dyn Fn(u32) -> bool,
+    semantic: &[(u32, f32)],
     signals: RerankSignals,
 ) -> Vec<Ranked> {
     let index = graph.index;
@@ -243,6 +252,34 @@ pub fn search_with_signals(
         .collect();
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
+    let shape = QueryShape::of(text);
+    let semantic_weight = if !signals.semantic || semantic.is_empty() {
+        0.0
+    } else if shape.identifier {
+        W_SEMANTIC_IDENTIFIER
+    } else {
+        W_SEMANTIC
+    };
+    // The best semantic matches, their cosine rescaled to [0, 1] between
+    // the last kept and the best (cosines of a static model sit in a narrow
+    // band; the order within it is the signal).
+    let semantic_top: HashMap<u32, f32> = if semantic_weight > 0.0 {
+        let kept: Vec<(u32, f32)> = semantic
+            .iter()
+            .filter(|(s, _)| accepted(*s))
+            .take(SEMANTIC_CANDIDATES)
+            .copied()
+            .collect();
+        let hi = kept.first().map_or(0.0, |x| x.1);
+        let lo = kept.last().map_or(0.0, |x| x.1);
+        let span = (hi - lo).max(1e-6);
+        kept.into_iter()
+            .map(|(s, c)| (s, ((c - lo) / span).clamp(0.0, 1.0)))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    candidates.extend(semantic_top.keys().copied());
 
     let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
     let max_prox = candidates
@@ -286,6 +323,7 @@ pub fn search_with_signals(
             };
             let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox + W_PATH * path)
                 .clamp(0.0, 1.0);
+            raw += semantic_weight * semantic_top.get(&slot).copied().unwrap_or(0.0);
             if phrase_hits.contains(&slot) {
                 raw += W_PHRASE * (1.0 - raw);
             }
@@ -301,13 +339,7 @@ pub fn search_with_signals(
             Candidate { slot, score: raw }
         })
         .collect();
-    rerank(
-        index,
-        &QueryShape::of(text),
-        signals,
-        &accepted_record,
-        &mut scored,
-    );
+    rerank(index, &shape, signals, &accepted_record, &mut scored);
     // The layer's boosts can lift scores above 1: back into [0, 1].
     let max_raw = scored.iter().map(|c| c.score).fold(0.0f32, f32::max);
     let scale = if max_raw > 1.0 { 1.0 / max_raw } else { 1.0 };

@@ -2,7 +2,6 @@
 //! read/hash/chunk what changed on all cores, apply, persist.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -12,6 +11,7 @@ use contextgraph_types::Timestamp;
 use crate::chunk::chunk_file;
 use crate::index::{build_chunk_records, sha256, FileRecord};
 use crate::lang::Language;
+use crate::progress::Progress;
 use crate::store::JournalEntry;
 use crate::walk::{content_gate, walk, SkipReason, WalkOptions, WalkedFile};
 use crate::workspace::{IndexError, Workspace};
@@ -33,6 +33,12 @@ pub struct RefreshReport {
     pub skipped: BTreeMap<SkipReason, usize>,
     /// Bytes read and hashed.
     pub bytes_read: u64,
+    /// Files found new or changed but not re-indexed because the refresh's
+    /// deadline passed ([`Workspace::refresh_within`]), sorted. Until a later
+    /// refresh reaches them, a new one is not found and a changed one keeps
+    /// its old chunks, which are served only where they still match the
+    /// file's bytes.
+    pub pending: Vec<String>,
 }
 
 impl RefreshReport {
@@ -43,7 +49,30 @@ impl RefreshReport {
 }
 
 impl Workspace {
-    pub(crate) fn refresh_inner(&self, full_snapshot: bool) -> Result<RefreshReport, IndexError> {
+    /// Bring the index up to date with the files: a metadata scan (size and
+    /// modification time of every file against the index), then only files
+    /// whose content hash changed are re-chunked, on all cores
+    /// (metadata-only changes are re-hashed and kept), deleted and
+    /// renamed-away files are removed, and the changes are appended to the
+    /// persistent journal. Queries keep being answered from the previous
+    /// index while this runs.
+    pub fn refresh(&self) -> Result<RefreshReport, IndexError> {
+        self.refresh_inner(false, None)
+    }
+
+    /// [`refresh`](Self::refresh), but files not read by `deadline` from now
+    /// are left for a later refresh and listed in
+    /// [`RefreshReport::pending`], so an answer can say which files it may
+    /// not reflect. Removals are always applied.
+    pub fn refresh_within(&self, deadline: Duration) -> Result<RefreshReport, IndexError> {
+        self.refresh_inner(false, Some(Instant::now() + deadline))
+    }
+
+    pub(crate) fn refresh_inner(
+        &self,
+        full_snapshot: bool,
+        deadline: Option<Instant>,
+    ) -> Result<RefreshReport, IndexError> {
         let _guard = self
             .shared
             .refresh_lock
@@ -86,9 +115,13 @@ impl Workspace {
         }
         removed.sort();
         let now = (shared.options.clock)();
-        let outcomes = self.process_all(&work, now);
+        let outcomes = self.process_all(&work, now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
         for ((file, previous), outcome) in work.into_iter().zip(outcomes) {
+            let Some(outcome) = outcome else {
+                report.pending.push(file.rel_path);
+                continue;
+            };
             report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
             let Some(mut record) = outcome else {
                 // Vanished between walk and read: treat as removed.
@@ -122,6 +155,7 @@ impl Workspace {
             upserts.push(record);
         }
         report.removed = removed.len();
+        report.pending.sort();
         // Decided before applying: a snapshot is written from the index
         // itself, so the records can move into it (no copy of every term
         // string during a cold build); only a journal append needs them kept.
@@ -159,12 +193,15 @@ impl Workspace {
         Ok(report)
     }
 
-    /// Read, gate and chunk files on all cores, with a progress bar when asked.
+    /// Read, gate and chunk files on all cores, with progress when asked.
+    /// `None` marks a file not started before `deadline`; `Some(None)` one
+    /// that could not be read (it vanished).
     fn process_all(
         &self,
         work: &[(WalkedFile, Option<FileRecord>)],
         now: Timestamp,
-    ) -> Vec<Option<FileRecord>> {
+        deadline: Option<Instant>,
+    ) -> Vec<Option<Option<FileRecord>>> {
         let threads = match self.shared.options.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -173,46 +210,44 @@ impl Workspace {
         .min(work.len().max(1));
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
-        let results: Vec<Mutex<Option<FileRecord>>> =
+        let results: Vec<Mutex<Option<Option<FileRecord>>>> =
             work.iter().map(|_| Mutex::new(None)).collect();
-        let progress = self.shared.options.progress && work.len() >= 50;
-        let started = Instant::now();
+        let options = &self.shared.options;
+        let mut progress = Progress::start(options.progress_label, work.len(), options.progress);
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| loop {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((file, previous)) = work.get(i) else {
                         break;
                     };
-                    let record =
-                        index_file(file, previous.as_ref(), now, &self.shared.options.walk);
+                    let record = index_file(file, previous.as_ref(), now, &options.walk);
                     if let Ok(mut slot) = results[i].lock() {
-                        *slot = record;
+                        *slot = Some(record);
                     }
                     done.fetch_add(1, Ordering::Relaxed);
                 });
             }
-            if progress {
-                let mut last = 0;
+            if let Some(progress) = progress.as_mut() {
+                // Until every file is done or the workers stopped at the deadline.
                 loop {
                     let d = done.load(Ordering::Relaxed);
-                    if d != last || d == work.len() {
-                        draw_progress(
-                            self.shared.options.progress_label,
-                            d,
-                            work.len(),
-                            started.elapsed(),
-                        );
-                        last = d;
-                    }
-                    if d >= work.len() {
+                    progress.tick(d);
+                    let stopped = deadline.is_some_and(|dl| Instant::now() >= dl)
+                        && d >= next.load(Ordering::Relaxed).min(work.len());
+                    if d >= work.len() || stopped {
                         break;
                     }
                     std::thread::sleep(Duration::from_millis(100));
                 }
-                let _ = writeln!(std::io::stderr());
             }
         });
+        if let Some(progress) = progress {
+            progress.finish(done.load(Ordering::Relaxed));
+        }
         results
             .into_iter()
             .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
@@ -268,19 +303,4 @@ fn index_file(
         }
     }
     Some(record)
-}
-
-fn draw_progress(label: &str, done: usize, total: usize, elapsed: Duration) {
-    let width = 30;
-    let filled = (done * width)
-        .checked_div(total)
-        .unwrap_or(width)
-        .min(width);
-    let rate = done as f64 / elapsed.as_secs_f64().max(0.001);
-    let _ = write!(
-        std::io::stderr(),
-        "\r{label}: indexing [{}{}] {done}/{total} files ({rate:.0}/s)",
-        "#".repeat(filled),
-        ".".repeat(width - filled),
-    );
 }

@@ -60,11 +60,11 @@ const SATURATION: f32 = 0.5;
 pub fn role_factor(role: FileRole) -> f32 {
     match role {
         FileRole::Code => 1.0,
-        FileRole::Test => 0.5,
+        FileRole::Test => 0.4,
         FileRole::Example => 0.5,
         FileRole::Vendored => 0.25,
-        FileRole::Stub => 0.7,
-        FileRole::Docs => 0.35,
+        FileRole::Stub => 0.5,
+        FileRole::Docs => 0.25,
         FileRole::Changelog => 0.3,
         FileRole::Licence => 0.2,
         FileRole::Lockfile => 0.1,
@@ -84,6 +84,8 @@ pub struct RerankSignals {
     pub coherence: bool,
     /// Step 5.
     pub saturation: bool,
+    /// The semantic signal (static embeddings) fused with the lexical score.
+    pub semantic: bool,
 }
 
 impl Default for RerankSignals {
@@ -93,6 +95,7 @@ impl Default for RerankSignals {
             roles: true,
             coherence: true,
             saturation: true,
+            semantic: true,
         }
     }
 }
@@ -104,6 +107,7 @@ impl RerankSignals {
         roles: false,
         coherence: false,
         saturation: false,
+        semantic: false,
     };
 
     /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
@@ -118,6 +122,7 @@ impl RerankSignals {
                     "roles" => s.roles = false,
                     "coherence" => s.coherence = false,
                     "saturation" => s.saturation = false,
+                    "semantic" => s.semantic = false,
                     "all" => s = RerankSignals::NONE,
                     _ => {}
                 }

@@ -21,6 +21,9 @@ pub struct SearchOptions<'a> {
     pub anchors: &'a [String],
     /// Which chunks may be returned at all (kind filters, `as_of` pins).
     pub accept: &'a dyn Fn(&ChunkRecord) -> bool,
+    /// Semantic scores of the goal, best first, from
+    /// [`Workspace::semantic_scores`] (empty: no semantic signal).
+    pub semantic: &'a [(u32, f32)],
 }
 
 impl Default for SearchOptions<'_> {
@@ -28,6 +31,7 @@ impl Default for SearchOptions<'_> {
         SearchOptions {
             anchors: &[],
             accept: &|_| true,
+            semantic: &[],
         }
     }
 }
@@ -126,6 +130,7 @@ impl<'w> SearchView<'w> {
             options.anchors,
             options.accept,
             &has_phrase,
+            options.semantic,
             self.signals,
         )
     }

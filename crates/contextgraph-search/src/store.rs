@@ -286,15 +286,18 @@ impl Store {
         let mut payload = Writer::default();
         index.encode(&mut payload);
         let digest = sha256(&payload.buf);
-        let mut out = self.header(SNAPSHOT_MAGIC);
-        out.raw(&digest);
-        out.raw(&payload.buf);
+        let mut head = self.header(SNAPSHOT_MAGIC);
+        head.raw(&digest);
         let snap = self.snapshot_path();
-        atomic_write(&snap, &out.buf).map_err(io(&snap))?;
+        // Header and payload are written in turn, not concatenated first: a
+        // copy of the payload (tens of MB on a large repository) would raise
+        // the build's peak memory for nothing.
+        atomic_write(&snap, &[&head.buf, &payload.buf]).map_err(io(&snap))?;
+        drop(payload);
         let mut journal = self.header(JOURNAL_MAGIC);
         journal.raw(&digest);
         let jp = self.journal_path();
-        atomic_write(&jp, &journal.buf).map_err(io(&jp))
+        atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))
     }
 
     /// Append entries to the journal (requires a snapshot written before).
@@ -331,11 +334,14 @@ impl Store {
     }
 }
 
-fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `parts` one after the other to a temporary file, then rename it over `path`.
+fn atomic_write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        for part in parts {
+            f.write_all(part)?;
+        }
         f.sync_all()?;
     }
     fs::rename(&tmp, path)

@@ -212,11 +212,81 @@ fn rel_to_string(rel: &Path) -> String {
     s
 }
 
+/// Whether the ignore rules the walk follows (`.gitignore`, `.cgpignore`,
+/// `.git/info/exclude`, the global excludes, in `root`, the directories
+/// down to the file, and the parents of `root` up to the repository root)
+/// exclude `rel_path`. For answers about one path without a walk — a
+/// `verify` of a frame id a peer sent must say `gone` for a file the walk
+/// would never index, not leak its digest. The deepest rule that matches
+/// decides, as in git; `.cgpignore` overrides `.gitignore` in the same
+/// directory.
+pub fn is_ignored(root: &Path, rel_path: &str) -> bool {
+    use ignore::gitignore::{Gitignore, GitignoreBuilder};
+    use ignore::Match;
+    let path = root.join(rel_path);
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    // The file's directories, deepest first, down from the root…
+    let mut dir = path.parent().map(Path::to_path_buf);
+    while let Some(d) = dir {
+        let at_root = d == root;
+        dirs.push(d.clone());
+        if at_root || !d.starts_with(root) {
+            break;
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    // …then the root's parents up to the repository root.
+    let mut repo_root = root.to_path_buf();
+    if !root.join(".git").exists() {
+        for parent in root.ancestors().skip(1) {
+            dirs.push(parent.to_path_buf());
+            if parent.join(".git").exists() {
+                repo_root = parent.to_path_buf();
+                break;
+            }
+        }
+    }
+    let decide = |m: Match<&ignore::gitignore::Glob>| match m {
+        Match::Ignore(_) => Some(true),
+        Match::Whitelist(_) => Some(false),
+        Match::None => None,
+    };
+    for d in &dirs {
+        let mut builder = GitignoreBuilder::new(d);
+        let mut any = false;
+        for name in [".gitignore", PROJECT_IGNORE_FILE] {
+            let file = d.join(name);
+            if file.is_file() {
+                any = true;
+                let _ = builder.add(file);
+            }
+        }
+        if d == &repo_root {
+            let exclude = d.join(".git/info/exclude");
+            if exclude.is_file() {
+                any = true;
+                let _ = builder.add(exclude);
+            }
+        }
+        if !any {
+            continue;
+        }
+        if let Ok(matcher) = builder.build() {
+            if let Some(ignored) = decide(matcher.matched_path_or_any_parents(&path, false)) {
+                return ignored;
+            }
+        }
+    }
+    let (global, _) = Gitignore::global();
+    decide(global.matched_path_or_any_parents(&path, false)).unwrap_or(false)
+}
+
 /// Gates decided by the path alone (no read).
 pub fn name_gate(rel_path: &str, options: &WalkOptions) -> Option<SkipReason> {
     let lower = rel_path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    if !options.include_secrets && is_secret_path(&lower, name) {
+    // The shared deny-list (documented in contextgraph_types::secrets).
+    if !options.include_secrets && contextgraph_types::secrets::is_secret_path(&lower) {
         return Some(SkipReason::Secret);
     }
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
@@ -239,51 +309,6 @@ pub fn name_gate(rel_path: &str, options: &WalkOptions) -> Option<SkipReason> {
             "package-lock.json" | "pnpm-lock.yaml" | "go.sum" | "npm-shrinkwrap.json"
         );
     generated_name.then_some(SkipReason::Generated)
-}
-
-fn is_secret_path(lower_path: &str, name: &str) -> bool {
-    let in_secret_dir = lower_path
-        .split('/')
-        .any(|seg| matches!(seg, ".ssh" | ".aws" | ".gnupg" | ".docker" | ".kube"));
-    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    in_secret_dir
-        || name == ".env"
-        || name.starts_with(".env.")
-        || name.ends_with(".env")
-        || matches!(
-            ext,
-            "pem"
-                | "key"
-                | "p12"
-                | "pfx"
-                | "jks"
-                | "keystore"
-                | "kdbx"
-                | "ppk"
-                | "p8"
-                | "gpg"
-                | "asc"
-                | "der"
-        )
-        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
-            .iter()
-            .any(|k| name.starts_with(k))
-        || matches!(
-            name,
-            ".netrc"
-                | "_netrc"
-                | ".pgpass"
-                | ".npmrc"
-                | ".pypirc"
-                | ".htpasswd"
-                | ".git-credentials"
-                | ".dockercfg"
-        )
-        || name.starts_with("credentials")
-        || name.starts_with("secrets.")
-        || name.starts_with("service-account")
-        || name.ends_with(".secret")
-        || name.ends_with(".secrets")
 }
 
 const BINARY_EXTENSIONS: &[&str] = &[

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use crate::index::Index;
 use crate::options::{CacheLocation, WorkspaceOptions};
-use crate::refresh::RefreshReport;
 use crate::store::{cache_dir_for, default_cache_base, Store, StoreError};
 
 /// Why a workspace could not be opened or its index persisted.
@@ -59,6 +58,9 @@ pub(crate) struct Shared {
     pub(crate) index: RwLock<Index>,
     pub(crate) store: Option<Store>,
     pub(crate) refresh_lock: Mutex<()>,
+    /// Chunk vectors for the semantic signal, built on first use and
+    /// brought up to date (by content digest) before each scoring.
+    pub(crate) semantic: Mutex<Option<crate::semantic::SemanticIndex>>,
 }
 
 /// The search index of one workspace directory. Cheap to clone (shared
@@ -126,10 +128,11 @@ impl Workspace {
                 index: RwLock::new(index),
                 store,
                 refresh_lock: Mutex::new(()),
+                semantic: Mutex::new(None),
             }),
         };
         if source != IndexSource::Loaded {
-            workspace.refresh_inner(true)?;
+            workspace.refresh_inner(true, None)?;
         }
         // Queries are answered right away; what the index derives lazily
         // (reverse edges, slot → terms) is built here in the background under
@@ -167,15 +170,6 @@ impl Workspace {
             bytes_on_disk: self.shared.store.as_ref().map_or(0, Store::size_on_disk),
             cache_dir: self.shared.store.as_ref().map(|s| s.dir().to_path_buf()),
         }
-    }
-
-    /// Bring the index up to date with the files: only files whose content
-    /// hash changed are re-chunked (metadata-only changes are re-hashed and
-    /// kept), deleted and renamed-away files are removed, and the changes are
-    /// appended to the persistent journal. Queries keep being answered from
-    /// the previous index while this runs.
-    pub fn refresh(&self) -> Result<RefreshReport, IndexError> {
-        self.refresh_inner(false)
     }
 
     pub(crate) fn read_index(&self) -> std::sync::RwLockReadGuard<'_, Index> {

@@ -43,12 +43,17 @@ impl Sandbox {
         self.path("ws")
     }
 
-    /// Write `text` to `rel` (folders created); returns the path.
+    /// Write `text` to `rel` (folders created); returns the path. The
+    /// workspace's own `ws/cgp.toml` is the user's own project's file, so it
+    /// is trusted as `cgp trust` records it (an invalid one is not).
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         let path = self.path(rel);
         std::fs::create_dir_all(path.parent().expect("a file under the root"))
             .expect("create folders");
         std::fs::write(&path, text).expect("write a file");
+        if rel == "ws/cgp.toml" {
+            let _ = self.command(&["trust", &path.to_string_lossy()]).output();
+        }
         path
     }
 

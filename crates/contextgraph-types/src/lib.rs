@@ -37,6 +37,7 @@ pub mod frame;
 pub mod identity;
 pub mod query;
 pub mod scope;
+pub mod secrets;
 pub mod time;
 pub mod usage;
 pub mod validate;

@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use contextgraph_mcp::{BridgeOptions, McpBridge};
-use contextgraph_provider::{serve_stdio, ServeError};
+use contextgraph_provider::{serve, ServeError, ServeOptions};
 use contextgraph_types::EgressScope;
 
+use super::bridge_startup as startup;
 use super::CommandError;
 
 /// Arguments of `cgp bridge`.
@@ -110,10 +111,26 @@ fn run_mcp(args: BridgeMcpArgs) -> Result<(), CommandError> {
         max_resource_bytes: usize::try_from(args.max_resource_bytes).unwrap_or(1024 * 1024),
         call_timeout,
         request_deadline: call_timeout.saturating_mul(3),
+        // Start-up is an MCP call too: --timeout-ms bounds it (it was a fixed 20 s).
+        init_timeout: call_timeout,
         ..BridgeOptions::default()
     };
-    let bridge = McpBridge::connect(command.clone(), rest.to_vec(), options)?;
-    match serve_stdio(bridge) {
+    let events = startup::Events::start();
+    let (command, rest) = (command.clone(), rest.to_vec());
+    let sender = events.sender();
+    std::thread::spawn(move || {
+        let _ = sender.send(startup::Event::Connected(Box::new(McpBridge::connect(
+            command, rest, options,
+        ))));
+    });
+    let (bridge, input) = match events.wait_for_bridge() {
+        startup::Outcome::Connected(bridge, input) => (*bridge, input),
+        startup::Outcome::Failed(e) => return Err(e.into()),
+        // The host sent `shutdown` before the MCP server was up: nothing
+        // to serve, a clean exit (R2).
+        startup::Outcome::Stopped => return Ok(()),
+    };
+    match serve(bridge, input, std::io::stdout(), ServeOptions::default()) {
         Ok(()) => Ok(()),
         // The host closed our stdout: it is gone, nothing left to tell it.
         Err(ServeError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

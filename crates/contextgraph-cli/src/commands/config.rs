@@ -10,6 +10,7 @@ use contextgraph_config::{Config, Environment};
 
 use super::CommandError;
 use crate::output;
+use crate::terminal;
 
 /// How a command finds its configuration (flattened into each command).
 #[derive(Debug, Clone, Args)]
@@ -24,13 +25,24 @@ pub struct ConfigSelection {
 }
 
 impl ConfigSelection {
-    /// Load the merged configuration.
+    /// Load the merged configuration, and say on stderr what of it was
+    /// set aside (an untrusted workspace file's providers, a file another
+    /// user owns), once per command.
     pub fn load(&self) -> Result<Config, CommandError> {
-        Ok(Config::load_with(
+        let config = Config::load_with(
             &self.dir,
             self.config.as_deref(),
             &Environment::from_process(),
-        )?)
+        )?;
+        let mut stderr = std::io::stderr().lock();
+        for w in &config.warnings {
+            let _ = writeln!(
+                stderr,
+                "warning: {}",
+                terminal::for_terminal(&w.to_string())
+            );
+        }
+        Ok(config)
     }
 
     /// The arguments that select this same configuration again, for the

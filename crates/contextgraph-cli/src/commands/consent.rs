@@ -165,8 +165,13 @@ fn print_text(text: &str) -> Result<(), CommandError> {
     )
 }
 
-/// One line describing a record.
+/// One line describing a record: every field comes from the store file
+/// or a provider's handshake, so it is shown through `for_terminal`.
 fn describe(record: &ConsentRecord) -> String {
+    crate::terminal::for_terminal(&describe_raw(record))
+}
+
+fn describe_raw(record: &ConsentRecord) -> String {
     let until = |e: &Option<String>| {
         e.as_ref()
             .map(|e| format!(" until {e}"))
@@ -206,10 +211,11 @@ fn describe(record: &ConsentRecord) -> String {
 fn list(args: ListArgs) -> Result<(), CommandError> {
     let config = args.selection.load()?;
     let path = contextgraph_engine::store_path(&config)?;
-    let entries: Vec<LedgerEntry> = if path.is_file() {
+    // A directory or FIFO there is an error (from open), not "no records".
+    let entries: Vec<LedgerEntry> = if path.exists() {
         let ledger = ConsentStore::open(&path)?.load()?;
         for w in &ledger.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::terminal::for_terminal(w));
         }
         ledger_entries(&ledger, Timestamp::now())
     } else {
@@ -218,7 +224,10 @@ fn list(args: ListArgs) -> Result<(), CommandError> {
     if args.json {
         return print_json(&serde_json::json!({ "store": path, "records": entries }));
     }
-    let mut out = format!("# consent store: {}\n", path.display());
+    let mut out = format!(
+        "# consent store: {}\n",
+        crate::terminal::path_for_terminal(&path)
+    );
     if entries.is_empty() {
         out.push_str("# no records: no egress provider may be sent anything\n");
     }
@@ -240,18 +249,18 @@ fn grant(args: GrantArgs) -> Result<(), CommandError> {
         .expires
         .as_deref()
         .map(|e| parse_expiry(e, now))
-        .transpose()?;
+        .transpose()
+        .map_err(|e| super::UsageError(e.to_string()))?;
     let scopes: Vec<EgressScope> = args
         .scopes
         .iter()
         .map(|s| EgressScope::from_wire(s.trim()))
         .collect();
     if let Some(bad) = scopes.iter().find(|s| !s.is_valid()) {
-        return Err(format!(
+        return Err(Box::new(super::UsageError(format!(
             "--scope {:?} is not a scope: use local-only, org-tenant, third-party-index, third-party-model or vendor:name",
             bad.as_str()
-        )
-        .into());
+        ))));
     }
     let request = GrantRequest {
         scopes,
@@ -287,7 +296,7 @@ fn grant(args: GrantArgs) -> Result<(), CommandError> {
 fn revoke_cmd(args: RevokeArgs) -> Result<(), CommandError> {
     let config = args.selection.load()?;
     let path = contextgraph_engine::store_path(&config)?;
-    if !path.is_file() {
+    if !path.exists() {
         return Err(format!(
             "provider {}: nothing is granted to it (the consent store {} does not exist yet)",
             args.provider,

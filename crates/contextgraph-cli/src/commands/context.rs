@@ -32,6 +32,7 @@ use contextgraph_types::FrameKind;
 use super::config::{runtime, ConfigSelection};
 use super::{consent_prompt, CommandError};
 use crate::output;
+use crate::terminal::for_terminal;
 
 /// Arguments of `cgp context`.
 #[derive(Debug, Args)]
@@ -62,7 +63,7 @@ pub struct ContextArgs {
     #[command(flatten)]
     pub selection: ConfigSelection,
     /// The budget for the whole prompt block (default: budget in cgp.toml, else 8000).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::validate::budget)]
     pub budget: Option<u32>,
     /// Whether --budget counts model tokens (converted with --safety-factor) or budget tokens (bytes/4).
     #[arg(long, value_enum, default_value_t = BudgetUnit::Model)]
@@ -71,7 +72,7 @@ pub struct ContextArgs {
     #[arg(long)]
     pub safety_factor: Option<f64>,
     /// Only these frame kinds (comma-separated: snippet, symbol, doc, …).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::validate::kind)]
     pub kinds: Vec<String>,
     /// A file or symbol the goal is about; frames near it rank higher (repeatable).
     #[arg(long = "anchor")]
@@ -161,7 +162,9 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         std::env::var_os("CI").as_deref(),
     );
     let options = EngineOptions {
-        progress,
+        // Indexing progress: a bar on a terminal, otherwise a start and an
+        // end line for a long index only (the search library decides).
+        progress: true,
         grant_command_args: args.selection.repeat_args(),
         ..EngineOptions::default()
     };
@@ -210,8 +213,9 @@ fn write_outputs(args: &ContextArgs, answer: &ContextAnswer) -> Result<(), Comma
     output::finish_stdout(written.and_then(|()| stdout.flush()))
 }
 
-/// Render the HTML report and write it to `path`, via a temporary file in the
-/// same directory and a rename, so a failed write never leaves half a report.
+/// Render the HTML report and write it to `path` (see `safe_write`: a new
+/// file renamed over a regular one, a FIFO or device written to, a link
+/// to a file refused), so a failed write never leaves half a report.
 fn write_html(
     path: &std::path::Path,
     goal: &str,
@@ -225,25 +229,13 @@ fn write_html(
             ..Default::default()
         },
     );
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report.html".to_owned());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, page.as_bytes()).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!(
-            "--html {}: cannot write the report ({e}); check that the directory exists and is writable",
-            path.display()
+    crate::safe_write::write_file(path, page.as_bytes()).map_err(|e| {
+        format!(
+            "--html: cannot write the report: {}",
+            crate::terminal::for_terminal(&e.to_string())
         )
-        .into());
-    }
-    Ok(())
+        .into()
+    })
 }
 
 /// The composition's JSON (its documented shape) with `providers` and
@@ -268,7 +260,7 @@ fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
 fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
     let mut err = std::io::stderr().lock();
     for w in &answer.warnings {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", for_terminal(w));
     }
     let failed: Vec<String> = answer
         .providers
@@ -284,10 +276,11 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
         })
         .collect();
     if answer.answered() == 0 {
+        let failed: Vec<String> = failed.iter().map(|f| for_terminal(f)).collect();
         return Err(format!("no provider answered:\n  {}", failed.join("\n  ")).into());
     }
     for f in &failed {
-        let _ = writeln!(err, "warning: {f}");
+        let _ = writeln!(err, "warning: {}", for_terminal(f));
     }
     Ok(())
 }
@@ -336,11 +329,13 @@ fn explain(c: &Composition) {
             FrameStatus::Included(inc) => ("included", format!("as {:?}", inc.label)),
             FrameStatus::Excluded(exc) => ("excluded", format!("{exc}")),
         };
+        // Frame ids and reasons carry file names and provider text.
+        let detail = for_terminal(&detail);
         let _ = writeln!(
             err,
             "{status:<9} {:>6}  {:<48}  {detail}",
             f.token_cost,
-            truncate(&f.frame.frame_id, 48)
+            truncate(&for_terminal(&f.frame.frame_id), 48)
         );
     }
 }

@@ -67,12 +67,15 @@ pub fn run(args: McpArgs) -> Result<(), CommandError> {
         server_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     let engine_options = EngineOptions {
-        // Stdout is the MCP channel and stderr belongs to the client's log:
-        // no progress drawing.
-        progress: false,
+        // Stdout is the MCP channel and stderr belongs to the client's log,
+        // which is not a terminal: a long index shows there as one line when
+        // it starts and one when it ends, never a redrawn bar.
+        progress: true,
         grant_command_args: args.selection.repeat_args(),
         // A long-running server honours grants made while it runs.
         create_consent_store: true,
+        // Edits made during the session are re-indexed as they happen.
+        watch: true,
         ..EngineOptions::default()
     };
     let dir = args.selection.dir.clone();
@@ -111,6 +114,22 @@ impl ContextService for EngineService {
             .context(&engine_request)
             .await
             .map_err(|e| e.to_string())?;
+        // As `cgp context` exits 1: with no provider answering there is
+        // no context, and the client must not take an empty prompt as one.
+        if answer.answered() == 0 {
+            let reasons: Vec<String> = answer
+                .providers
+                .iter()
+                .map(|p| {
+                    format!(
+                        "provider {}: {}",
+                        p.name,
+                        p.detail.as_deref().unwrap_or("contributed nothing")
+                    )
+                })
+                .collect();
+            return Err(format!("no provider answered: {}", reasons.join("; ")));
+        }
         Ok(reply(answer))
     }
 

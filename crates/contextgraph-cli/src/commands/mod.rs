@@ -5,6 +5,7 @@
 //! `main` prints it and exits 1.
 
 pub mod bridge;
+pub mod bridge_startup;
 pub mod config;
 pub mod consent;
 pub mod consent_prompt;
@@ -14,11 +15,25 @@ pub mod inspect;
 pub mod mcp;
 pub mod providers;
 pub mod serve;
+pub mod trust;
 
 use crate::cli::Command;
 
 /// What a command returns on failure.
 pub type CommandError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A bad argument value found after parsing (a scope, an expiry, a
+/// token): `cgp` exits 2 for it, as `--help` promises for usage errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 /// Run one command.
 pub fn run(command: Command) -> Result<(), CommandError> {
@@ -31,5 +46,6 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Config(args) => config::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Bridge(args) => bridge::run(args),
+        Command::Trust(args) => trust::run(args),
     }
 }

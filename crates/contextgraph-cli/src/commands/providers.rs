@@ -9,6 +9,7 @@ use contextgraph_engine::{ConsentState, Engine, EngineOptions, ProviderStatus};
 use super::config::{runtime, ConfigSelection};
 use super::CommandError;
 use crate::output;
+use crate::terminal::for_terminal;
 
 /// Arguments of `cgp providers`.
 #[derive(Debug, Args)]
@@ -150,6 +151,8 @@ fn table(statuses: &[ProviderStatus]) -> String {
     let rows: Vec<[String; 7]> = statuses
         .iter()
         .map(|s| {
+            // Every cell may carry what a provider declared or a peer's
+            // error: shown, never obeyed by the terminal.
             [
                 s.name.clone(),
                 s.version.clone().unwrap_or_else(|| "?".to_owned()),
@@ -159,6 +162,7 @@ fn table(statuses: &[ProviderStatus]) -> String {
                 consent(s),
                 health(s),
             ]
+            .map(|cell| for_terminal(&cell))
         })
         .collect();
     let mut widths = header.map(|h| h.chars().count());

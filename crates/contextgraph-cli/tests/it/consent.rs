@@ -149,8 +149,9 @@ fn a_provider_that_keeps_data_local_needs_no_consent_and_bad_input_exits_1() {
     let out = s.run(&["consent", "grant", "nobody"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("not configured"), "{}", stderr(&out));
+    // A bad flag value is a usage error: exit 2, as `cgp --help` promises (issue 12).
     let out = s.run(&["consent", "grant", "remote", "--expires", "soon"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--expires"), "{}", stderr(&out));
     let out = s.run(&[
         "consent",

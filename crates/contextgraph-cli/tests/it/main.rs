@@ -14,6 +14,7 @@ mod config;
 mod consent;
 mod consent_prompt;
 mod context;
+mod freshness;
 mod inspect_docs_strict;
 mod inspect_exit_codes;
 mod inspect_host;
@@ -23,6 +24,7 @@ mod providers;
 mod serve_docs;
 mod serve_http;
 mod serve_workspace;
+mod trust_boundary;
 mod usage;
 
 /// The tests that spawn this package's test-fixture programs (the

@@ -12,6 +12,7 @@ fn env_with_home(home: &Path) -> Environment {
         home: Some(home.to_path_buf()),
         xdg_config_home: Some(home.join("xdg")),
         cgp_config: None,
+        data_dir: Some(home.join("data")),
     }
 }
 
@@ -63,6 +64,14 @@ fn the_workspace_file_is_found_walking_up_and_wins_per_key_and_per_provider() {
     );
     let sub = repo.join("a/b");
     std::fs::create_dir_all(&sub).unwrap();
+    // The user trusts the workspace file (its `notes` runs a program).
+    contextgraph_config::TrustStore::for_env(&env)
+        .unwrap()
+        .trust(
+            &std::fs::canonicalize(&ws_file).unwrap(),
+            &std::fs::read(&ws_file).unwrap(),
+        )
+        .unwrap();
     let config = Config::load_with(&sub, None, &env).unwrap();
     assert_eq!(config.files, vec![user.clone(), ws_file.clone()]);
     // Per key: the workspace's budget, the user's safety factor.

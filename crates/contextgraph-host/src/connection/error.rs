@@ -49,7 +49,7 @@ pub enum ConnectionError {
     /// The provider wrote a line past the line cap that did not end (§1: one
     /// envelope per line), so nothing behind it can be read: the session is
     /// closed as broken rather than left wedged.
-    #[error("provider {provider}: §1 line cap: it wrote a line of more than {line_bytes} bytes without a newline (the cap is {max_line_bytes}); the connection is broken and was closed — the provider will be restarted, or raise max_line_bytes if its envelopes really are this large")]
+    #[error("provider {provider}: §1 line cap: it wrote a line of more than {line_bytes} bytes without a newline (the cap is {max_line_bytes}); the connection is broken and was closed and the provider will be restarted; a provider must keep each envelope under the cap (fix or report the provider: the cap is not configurable in cgp.toml)")]
     RunawayLine {
         /// The provider.
         provider: String,

@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::handshake::ProviderDescriptor;
 pub use store::{
     ConsentLedger, ConsentRecord, ConsentStore, ConsentStoreError, EgressGrant, Revocation,
+    UnreadableLine,
 };
 
 /// What the gate decided.
@@ -72,6 +73,17 @@ pub fn check(
     let id = provider.id.as_str();
     let name = provider.info.name.as_str();
     let version = provider.info.version.as_str();
+    if let Some(line) = ledger.unreadable_line_for(id) {
+        return ConsentDecision::ConsentRequired {
+            provider_id: id.to_owned(),
+            provider_name: name.to_owned(),
+            provider_version: version.to_owned(),
+            reason: format!(
+                "unknown — not granted: line {line} of the consent store cannot be read and may concern it \
+                 (a revocation, say); fix or delete that line"
+            ),
+        };
+    }
     let off_machine: Vec<&EgressScope> = provider.info.data_flow.off_machine_scopes().collect();
     if !off_machine.is_empty() {
         let missing: Vec<EgressScope> = off_machine

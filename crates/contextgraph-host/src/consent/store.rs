@@ -121,6 +121,34 @@ pub enum ConsentStoreError {
         /// Its size.
         bytes: u64,
     },
+    /// Recording would make the store larger than any host reads: refused,
+    /// since a store that cannot be read grants nothing and a "recorded"
+    /// grant would be a lie.
+    #[error("consent store {path}: recording this would take the file to {bytes} bytes, over the {MAX_STORE_BYTES}-byte limit, and it could never be read again; nothing was recorded: move the file aside (keep it as the audit trail) and grant again")]
+    WouldBeTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size after the append.
+        bytes: u64,
+    },
+    /// The path is a directory, FIFO, device or socket.
+    #[error("consent store {path}: not a regular file (a directory, FIFO or device); point consent_store (or CGP_DATA_DIR) at a file, or remove what is there")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// A line of the store that could not be read, and which provider it may
+/// concern. Consent fails closed: every provider such a line may concern
+/// counts as not granted (the line could be a revocation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// The `provider_id` recovered from the line; `None` when none could be,
+    /// so it may concern any provider.
+    pub provider_id: Option<String>,
 }
 
 /// Every record in the store at the time it was read, in order, plus a
@@ -131,9 +159,20 @@ pub struct ConsentLedger {
     pub records: Vec<ConsentRecord>,
     /// One sentence per skipped line (a torn last line after a crash, say).
     pub warnings: Vec<String>,
+    /// The lines that could not be read.
+    pub unreadable: Vec<UnreadableLine>,
 }
 
 impl ConsentLedger {
+    /// The first unreadable line that may concern `provider_id`: while there
+    /// is one, nothing is granted to it.
+    pub fn unreadable_line_for(&self, provider_id: &str) -> Option<usize> {
+        self.unreadable
+            .iter()
+            .find(|u| u.provider_id.as_deref().is_none_or(|p| p == provider_id))
+            .map(|u| u.line)
+    }
+
     /// The records still in force: each revocation withdraws the matching
     /// records before it (a later grant is a new grant).
     fn in_force(&self) -> Vec<&ConsentRecord> {
@@ -164,6 +203,9 @@ impl ConsentLedger {
         version: &str,
         now: Timestamp,
     ) -> Option<EgressGrant> {
+        if self.unreadable_line_for(provider_id).is_some() {
+            return None;
+        }
         self.in_force().into_iter().find_map(|r| match r {
             ConsentRecord::Grant(g)
                 if g.provider_id == provider_id
@@ -186,6 +228,9 @@ impl ConsentLedger {
         scope: &EgressScope,
         now: Timestamp,
     ) -> Option<ConsentReceipt> {
+        if self.unreadable_line_for(provider_id).is_some() {
+            return None;
+        }
         self.in_force().into_iter().find_map(|r| match r {
             ConsentRecord::ScopeReceipt(rc)
                 if rc.covers(provider_id, name, version, scope) && rc.is_live_at(now) =>
@@ -284,6 +329,7 @@ impl ConsentStore {
     /// Open (creating it and its directory if needed) the store at `path`.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, ConsentStoreError> {
         let path = path.into();
+        check_regular(&path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| ConsentStoreError::Io {
                 path: path.clone(),
@@ -325,6 +371,7 @@ impl ConsentStore {
             source: std::io::Error::other(e),
         })?;
         line.push(b'\n');
+        check_regular(&self.path)?;
         let file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -334,6 +381,13 @@ impl ConsentStore {
         // I/O goes through `&File` so the lock guard's borrow stays valid.
         let mut f = &file;
         let len = file.metadata().map_err(self.io("reading metadata"))?.len();
+        let after = len + line.len() as u64 + 1;
+        if after > MAX_STORE_BYTES {
+            return Err(ConsentStoreError::WouldBeTooLarge {
+                path: self.path.clone(),
+                bytes: after,
+            });
+        }
         if len > 0 {
             let mut last = [0u8; 1];
             f.seek(SeekFrom::Start(len - 1))
@@ -352,6 +406,7 @@ impl ConsentStore {
     /// Read every record (under a shared lock, so a concurrent append is
     /// either wholly seen or not at all).
     pub fn load(&self) -> Result<ConsentLedger, ConsentStoreError> {
+        check_regular(&self.path)?;
         let file = File::open(&self.path).map_err(self.io("opening"))?;
         let _lock = Flock::acquire(&file, false).map_err(self.io("locking"))?;
         let len = file.metadata().map_err(self.io("reading metadata"))?.len();
@@ -378,22 +433,61 @@ impl ConsentStore {
                 Ok(record) => ledger.records.push(record),
                 Err(e) => {
                     let torn = i + 1 == count && !ends_cleanly;
+                    let provider_id = provider_id_of(line);
+                    let concerns = match &provider_id {
+                        Some(id) => format!("provider {id:?} is not granted anything"),
+                        None => "no egress provider is granted anything".to_owned(),
+                    };
                     ledger.warnings.push(if torn {
                         format!(
-                            "{}: skipped a torn last line (line {}), probably from a crash during a write; earlier records are intact",
+                            "{}: line {} is torn, probably from a crash during a write; until it is fixed or deleted, {concerns} (it might have been a revocation)",
                             self.path.display(),
                             i + 1
                         )
                     } else {
                         format!(
-                            "{}: skipped unreadable line {}: {e}",
+                            "{}: line {} cannot be read ({e}); until it is fixed or deleted, {concerns} (it might have been a revocation)",
                             self.path.display(),
                             i + 1
                         )
+                    });
+                    ledger.unreadable.push(UnreadableLine {
+                        line: i + 1,
+                        provider_id,
                     });
                 }
             }
         }
         Ok(ledger)
     }
+}
+
+/// An existing path that is not a regular file (following symlinks) is an
+/// error; a missing one is not (it is created, or means "no records").
+fn check_regular(path: &Path) -> Result<(), ConsentStoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(ConsentStoreError::NotAFile {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The `provider_id` an unreadable line names, if one can be recovered:
+/// from the JSON when it parses, else from the text of a torn record.
+fn provider_id_of(line: &[u8]) -> Option<String> {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
+        return v
+            .get("provider_id")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned);
+    }
+    let text = String::from_utf8_lossy(line);
+    let key = "\"provider_id\"";
+    let at = text.find(key)? + key.len();
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let id = &rest[..end];
+    (!id.contains('\\')).then(|| id.to_owned())
 }

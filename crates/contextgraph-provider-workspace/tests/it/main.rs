@@ -11,6 +11,7 @@ mod chunking_languages;
 mod corrupt_index;
 mod incremental_index;
 mod kinds_filter;
+mod oversized_chunks;
 mod phrase_match;
 mod prose_goals;
 mod provenance_digests;

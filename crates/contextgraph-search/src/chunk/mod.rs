@@ -5,9 +5,12 @@
 //! newlines) and a frame's content can be re-read and re-hashed from disk at
 //! any time. Code files are chunked by tree-sitter ([`code`]); Markdown and
 //! prose by heading section ([`markdown`]); everything else, and any code file
-//! whose grammar fails, by line windows ([`window`]).
+//! whose grammar fails, by line windows ([`window`]). Whatever the method,
+//! no chunk's region exceeds [`fit::MAX_CHUNK_BYTES`] unless it is a single
+//! line ([`fit`]): every chunk can be served whole under a typical budget.
 
 pub mod code;
+pub mod fit;
 pub mod markdown;
 pub mod window;
 
@@ -179,18 +182,33 @@ pub fn chunk_file(rel_path: &str, language: Language, text: &str) -> Vec<Chunk> 
     if lines.line_count() == 0 {
         return Vec::new();
     }
+    let sep = language.scope_separator();
+    let fit = |chunks| fit::fit_chunks(chunks, text, &lines, sep);
     match language {
-        Language::Markdown => markdown::chunk_markdown(rel_path, text, &lines),
-        Language::Text => markdown::chunk_text(rel_path, text, &lines),
-        Language::Other => window::windows(text, &lines, 1, lines.line_count(), ChunkKind::Snippet),
+        Language::Markdown => fit(markdown::chunk_markdown(rel_path, text, &lines)),
+        Language::Text => fit(markdown::chunk_text(rel_path, text, &lines)),
+        Language::Other => fit(window::windows(
+            text,
+            &lines,
+            1,
+            lines.line_count(),
+            ChunkKind::Snippet,
+        )),
         code_lang => {
             // catch_unwind: a grammar bug must cost one file's symbols, never the provider.
             let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 code::chunk_code(rel_path, code_lang, text, &lines)
             }));
             match attempt {
+                // Code chunks are fitted inside `chunk_code`, before edges are attached.
                 Ok(Some(chunks)) => chunks,
-                _ => window::windows(text, &lines, 1, lines.line_count(), ChunkKind::Snippet),
+                _ => fit(window::windows(
+                    text,
+                    &lines,
+                    1,
+                    lines.line_count(),
+                    ChunkKind::Snippet,
+                )),
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The code graph's edges inside the index: the symbol table (bare name →
 //! defining slots, eager) and the reverse edges (mentions, importers; lazy).
 
-use std::collections::HashMap;
+// foldhash: seeded per process, much faster than SipHash on paths and names.
+use foldhash::HashMap;
 
 use super::{ChunkRecord, Index};
 use crate::chunk::ChunkKind;

@@ -24,7 +24,8 @@
 //! queries and the proximity walk need them). [`Index::warm_up`] builds both;
 //! the provider calls it on a background thread right after opening.
 
-use std::collections::HashMap;
+// foldhash: seeded per process, much faster than SipHash on paths and names.
+use foldhash::HashMap;
 use std::sync::{Arc, OnceLock};
 
 mod edges;

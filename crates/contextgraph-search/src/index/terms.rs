@@ -1,8 +1,6 @@
 //! The term dictionary: terms interned to dense ids, a frozen sorted part
 //! exactly as loaded plus a small tail for terms seen after the load.
 
-use std::collections::HashMap;
-
 /// Terms interned to dense ids.
 ///
 /// Ids `0..frozen_len` are the frozen, sorted terms (looked up by binary
@@ -12,7 +10,9 @@ pub struct TermDict {
     blob: String,
     /// `frozen_len + 1` offsets into `blob`.
     offsets: Vec<u32>,
-    tail: HashMap<Box<str>, u32>,
+    /// foldhash: seeded per process (not predictable from file contents),
+    /// much faster than SipHash on the short term strings of a cold build.
+    tail: foldhash::HashMap<Box<str>, u32>,
     tail_terms: Vec<Box<str>>,
 }
 

@@ -3,4 +3,6 @@
 
 mod common;
 
+mod freshness;
 mod search_api;
+mod semantic;

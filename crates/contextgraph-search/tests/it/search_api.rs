@@ -40,6 +40,7 @@ fn the_accept_filter_and_anchors_shape_the_hits() {
         &contextgraph_search::SearchOptions {
             anchors: &[],
             accept: &only_docs,
+            semantic: &[],
         },
         &mut files,
     );

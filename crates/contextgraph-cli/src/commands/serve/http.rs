@@ -29,7 +29,7 @@ use contextgraph_provider_http::{
 };
 
 use crate::commands::files::read_token_file;
-use crate::commands::CommandError;
+use crate::commands::{CommandError, UsageError};
 
 /// The prefix of the line announcing the bound address (see the module docs).
 pub const LISTENING_PREFIX: &str = "cgp serve: listening on ";
@@ -66,7 +66,8 @@ pub struct HttpFlags {
     pub tls_key: Option<PathBuf>,
 
     /// Largest request body accepted over HTTP; larger ones get 413.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES,
+          value_parser = crate::validate::max_body_bytes)]
     pub max_body_bytes: usize,
 
     /// Allow a non-loopback address without TLS and a token (only behind a
@@ -100,6 +101,14 @@ pub enum HttpFlagError {
         path: PathBuf,
         /// Why.
         detail: String,
+    },
+    /// The token is too short to protect anything.
+    #[error("{source_name}: {reason}")]
+    WeakToken {
+        /// Where it came from (`--token-env VAR` or `--token-file PATH`).
+        source_name: String,
+        /// What is wrong and the fix.
+        reason: String,
     },
     /// The token is unusable.
     #[error("{source_name}: {reason}")]
@@ -148,6 +157,10 @@ impl HttpFlags {
             (None, None) => None,
         };
         if let Some((source_name, text)) = token {
+            crate::validate::token_strength(&text).map_err(|reason| HttpFlagError::WeakToken {
+                source_name: source_name.clone(),
+                reason,
+            })?;
             let token = AuthToken::new(&text).map_err(|reason| HttpFlagError::Token {
                 source_name,
                 reason,
@@ -170,8 +183,17 @@ pub fn serve_http<P: Provider>(
     addr: &str,
     flags: &HttpFlags,
 ) -> Result<(), CommandError> {
-    let addr = parse_addr(addr)?;
-    let options = flags.options()?;
+    let addr = parse_addr(addr).map_err(|e| UsageError(e.to_string()))?;
+    // A bad flag value is a usage error (exit 2); an unreadable token
+    // file or unset variable is a failure of the environment (exit 1).
+    let options = flags.options().map_err(|e| -> CommandError {
+        match e {
+            HttpFlagError::Address { .. }
+            | HttpFlagError::Token { .. }
+            | HttpFlagError::WeakToken { .. } => Box::new(UsageError(e.to_string())),
+            other => other.into(),
+        }
+    })?;
     StderrLog::default().install();
     serve_until_signal(provider, options, addr, |url| {
         let _ = writeln!(std::io::stderr(), "{LISTENING_PREFIX}{url}");

@@ -1,14 +1,14 @@
 //! `cgp serve workspace [DIR] [--http ADDR …]`.
 //!
 //! Over stdio this is the workspace crate's own server. Over HTTP the index
-//! is opened the same way (cache, progress, background refresh) and the
+//! is opened the same way (cache, progress, watcher, background refresh) and the
 //! provider is handed to the HTTP server instead.
 
 use std::io::Write as _;
 use std::time::Duration;
 
 use clap::Args;
-use contextgraph_provider_workspace::serve::{serve, ServeArgs};
+use contextgraph_provider_workspace::serve::{keep_fresh, serve, ServeArgs};
 use contextgraph_provider_workspace::{
     CacheLocation, IndexSource, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,
 };
@@ -43,7 +43,7 @@ pub fn run(args: WorkspaceArgs) -> Result<(), CommandError> {
     let Some(addr) = &args.http.http else {
         return serve(&args.serve);
     };
-    let provider = open(&args.serve)?;
+    let (provider, _watch) = keep_fresh(open(&args.serve)?);
     serve_http(provider, addr, &args.http)
 }
 

@@ -38,6 +38,21 @@ impl<'s> Cx<'s> {
                 "const_item" => simple("const", "name", "value", false),
                 "static_item" => simple("static", "name", "value", false),
                 "macro_definition" => simple("macro", "name", "", false),
+                // An item-level `cfg_rt! { … }` block: its items sit in a token
+                // tree the grammar does not parse, so the block is one definition
+                // (cut at its inner items when it is too large to serve whole).
+                "macro_invocation" => {
+                    let path = self.field_text(n, "macro")?;
+                    let name = format!("{}!", path.rsplit("::").next().unwrap_or(&path));
+                    Some(Class {
+                        name,
+                        kind_label: "macro call",
+                        container_body: None,
+                        body: None,
+                        member_scope: None,
+                        title_override: None,
+                    })
+                }
                 "trait_item" => simple("trait", "name", "body", true),
                 "mod_item" => n
                     .child_by_field_name("body")

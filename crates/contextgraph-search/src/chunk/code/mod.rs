@@ -109,6 +109,9 @@ pub fn chunk_code(
                 }),
         );
     }
+    // Oversized definitions (macro bodies, long functions, data tables) are cut
+    // into pieces that fit a frame; edges then attach to the pieces.
+    let mut chunks = super::fit::fit_chunks(chunks, text, lines, lang.scope_separator());
     cx.attach_edges(root, &mut chunks, lines.line_count());
     Some(chunks)
 }
@@ -171,7 +174,10 @@ struct Cx<'s> {
 /// (a bindings file declares thousands) for one line of content each.
 fn is_trivial(class: &Class<'_>, node: Node<'_>) -> bool {
     let lines = node.end_position().row - node.start_position().row + 1;
-    matches!(class.kind_label, "const" | "static" | "type" | "typedef") && lines < 4
+    matches!(
+        class.kind_label,
+        "const" | "static" | "type" | "typedef" | "macro call"
+    ) && lines < 4
 }
 
 /// What the per-language table says about a node.

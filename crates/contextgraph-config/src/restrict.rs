@@ -1,0 +1,104 @@
+//! What an untrusted workspace file may set.
+//!
+//! Everything that cannot run a program, send data off the machine or
+//! move where consent lives: budgets, timeouts, weights, switching
+//! providers off, and the built-in `workspace` and `docs` providers on
+//! folders inside the file's own directory. Not honoured until the file
+//! is trusted (`cgp trust`): stdio providers (a program run as the user,
+//! with `env` and `pass_env`), HTTP providers (an address goals are sent
+//! to, with a token), and built-in providers on folders outside the
+//! repository (a cloned repo asking to serve `~/.ssh` to the model).
+//! Never honoured from a workspace file at all: `consent_store` (a repo
+//! shipping a ready-made grant would otherwise grant itself consent).
+
+use std::path::{Component, Path};
+
+use crate::env::Environment;
+use crate::model::{Origin, ProviderKind};
+use crate::parse::FileConfig;
+use crate::trust::{trust_command, TrustState, TrustStore};
+use crate::warning::ConfigWarning;
+
+/// The trust state of the workspace file at `path` holding `bytes`.
+pub(crate) fn trust_state(path: &Path, bytes: &[u8], env: &Environment) -> TrustState {
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match TrustStore::for_env(env) {
+        Ok(store) => store.state_of(&canonical, bytes),
+        Err(_) => TrustState::Untrusted,
+    }
+}
+
+/// Remove from `file` (the workspace file at `path`) what `state` does
+/// not allow, recording one warning per setting removed.
+pub(crate) fn restrict(
+    file: &mut FileConfig,
+    path: &Path,
+    state: &TrustState,
+    warnings: &mut Vec<ConfigWarning>,
+) {
+    if let Some((_, line)) = file.consent_store.take() {
+        warnings.push(ConfigWarning {
+            path: path.to_path_buf(),
+            line: Some(line),
+            message:
+                "consent_store is ignored in a workspace cgp.toml (a repository must not choose \
+                      where your consent is recorded); set it in your own ~/.config/cgp/cgp.toml"
+                    .to_owned(),
+        });
+    }
+    if *state == TrustState::Trusted {
+        return;
+    }
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let why = match state {
+        TrustState::Trusted => return,
+        TrustState::Untrusted => "this workspace cgp.toml is not trusted".to_owned(),
+        TrustState::Changed { trusted_at } => {
+            format!("this workspace cgp.toml changed since you trusted it ({trusted_at})")
+        }
+        TrustState::StoreUnreadable { reason } => {
+            format!("nothing is trusted while the trust store cannot be read ({reason})")
+        }
+    };
+    let base = path.parent().unwrap_or(Path::new("."));
+    file.providers.retain(|p| {
+        let does = match &p.kind {
+            ProviderKind::Stdio { .. } => "it would run a program",
+            ProviderKind::Http { .. } => "it would send your goals over the network",
+            ProviderKind::Workspace { dir: Some(dir) } | ProviderKind::Docs { dir }
+                if !inside(dir, base) =>
+            {
+                "it would read a folder outside this repository"
+            }
+            _ => return true,
+        };
+        let line = match &p.origin {
+            Origin::File { line, .. } => Some(*line),
+            Origin::Default => None,
+        };
+        warnings.push(ConfigWarning {
+            path: path.to_path_buf(),
+            line,
+            message: format!(
+                "provider `{}` ({}) skipped: {does}, and {why}; review the file, then run: {}",
+                p.name,
+                p.kind.type_name(),
+                trust_command(&canonical)
+            ),
+        });
+        false
+    });
+}
+
+/// Whether `dir` is `base` or below it, following symlinks where the path
+/// exists; a path that does not exist must not climb with `..`.
+fn inside(dir: &Path, base: &Path) -> bool {
+    let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    match std::fs::canonicalize(dir) {
+        Ok(dir) => dir.starts_with(&base),
+        Err(_) => {
+            !dir.components().any(|c| matches!(c, Component::ParentDir))
+                && (dir.starts_with(&base) || dir.is_relative())
+        }
+    }
+}

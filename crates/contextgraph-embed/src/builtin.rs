@@ -1,0 +1,30 @@
+//! The shipped model, compiled into the library so the default needs no
+//! file on disk and no network.
+//!
+//! It was trained by `examples/train.rs` from the permissively licensed
+//! crate sources listed in the crate's `CORPUS.md`; the README has the
+//! figures and the command.
+
+use std::sync::OnceLock;
+
+use crate::error::ModelError;
+use crate::model::StaticModel;
+
+/// The shipped model file's bytes.
+pub const BUILTIN_MODEL_BYTES: &[u8] = include_bytes!("../model/code-static-v1.safetensors");
+
+/// The label errors and [`StaticModel::file`] use for the shipped model.
+pub const BUILTIN_MODEL_LABEL: &str =
+    "built-in model (contextgraph-embed/model/code-static-v1.safetensors)";
+
+/// The shipped model, parsed once per process on first use (a few
+/// milliseconds). An error means the crate was built from a damaged
+/// checkout; it is returned, not panicked on, so a caller can fall back to
+/// lexical ranking.
+pub fn builtin() -> Result<&'static StaticModel, ModelError> {
+    static MODEL: OnceLock<Result<StaticModel, ModelError>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| StaticModel::from_bytes(BUILTIN_MODEL_BYTES, BUILTIN_MODEL_LABEL))
+        .as_ref()
+        .map_err(Clone::clone)
+}

@@ -1,0 +1,6 @@
+//! The integration tests of `contextgraph-mcp`, one module per behaviour, in one
+//! test binary (one link instead of one per file).
+
+mod bridge;
+mod common;
+mod server;

@@ -1,0 +1,287 @@
+//! The offline semantic signal: one static-embedding vector per indexed
+//! chunk, and cosine scores of a goal against them.
+//!
+//! Lexical ranking misses goals that say in prose what the code says in
+//! identifiers ("how many times do we retry" vs `max_attempts`, `backoff`).
+//! A static model ([`contextgraph_embed`]) maps both to vectors in
+//! microseconds, so every chunk can be embedded when it is indexed and every
+//! query scored against all of them.
+//!
+//! Vectors are keyed by the chunk's content digest (the SHA-256 the index
+//! already records for each chunk), not by slot: slots are renumbered when
+//! the index compacts, while a digest names the same bytes forever. So an
+//! [`SemanticIndex::update`] after a refresh embeds only chunks whose
+//! content is new, and identical chunks share one vector. Before embedding,
+//! the region read from disk is checked against the recorded digest; a file
+//! edited since it was indexed is skipped until the next refresh, so a
+//! vector never describes other bytes than its key says.
+//!
+//! This module computes and serves the signal; how much it weighs against
+//! BM25 and the other signals is the ranking layer's decision.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use contextgraph_embed::{ModelError, StaticModel};
+
+use crate::chunk::LineIndex;
+use crate::index::sha256;
+use crate::search::SearchView;
+use crate::workspace::Workspace;
+
+/// Hashes a SHA-256 digest by its first eight bytes: they are already
+/// uniformly distributed, so running SipHash over all 32 (the default) only
+/// costs time on every lookup.
+#[derive(Debug, Default, Clone, Copy)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // `[u8; 32]` hashes as a length prefix (via `write_usize`) and one
+        // `write` of its bytes; other keys never reach this map.
+        for (i, &b) in bytes.iter().take(8).enumerate() {
+            self.0 ^= u64::from(b) << (8 * i);
+        }
+    }
+
+    fn write_usize(&mut self, _len: usize) {}
+}
+
+type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
+
+/// No row for this slot.
+const NO_ROW: u32 = u32::MAX;
+
+/// Chunk vectors computed with one model.
+#[derive(Debug, Clone)]
+pub struct SemanticIndex {
+    dim: usize,
+    fingerprint: String,
+    /// Content digest → row in `vectors`.
+    rows: DigestMap<u32>,
+    /// Each row's digest (the inverse of `rows`).
+    row_digests: Vec<[u8; 32]>,
+    /// Slot → row as of the last update: a shortcut past the digest lookup,
+    /// trusted only when the slot's chunk still has that row's digest (the
+    /// index may have been refreshed or compacted since).
+    slot_rows: Vec<u32>,
+    /// Unit-length vectors, `dim` values per row.
+    vectors: Vec<f32>,
+    /// Live chunks of the index at the last update.
+    generation_chunks: Option<usize>,
+}
+
+/// What an [`SemanticIndex::update`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SemanticUpdate {
+    /// Chunks embedded now (new content).
+    pub embedded: usize,
+    /// Chunks whose vector was already known.
+    pub reused: usize,
+    /// Chunks without a vector: no known token, or a file that changed
+    /// since it was indexed or could not be read.
+    pub skipped: usize,
+}
+
+impl SemanticIndex {
+    /// An empty index for vectors of `model`.
+    pub fn new(model: &StaticModel) -> Self {
+        Self {
+            dim: model.dim(),
+            fingerprint: model.fingerprint().to_string(),
+            rows: DigestMap::default(),
+            row_digests: Vec::new(),
+            slot_rows: Vec::new(),
+            vectors: Vec::new(),
+            generation_chunks: None,
+        }
+    }
+
+    /// The vector length.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The fingerprint of the model the vectors were computed with.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// Number of distinct chunk contents with a vector.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no chunk has a vector.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Whether the vectors were last brought in line with an index of
+    /// `chunks` live chunks (a cheap staleness check; a refresh that changes
+    /// content changes digests, which `update` catches when this says no).
+    pub fn covers(&self, chunks: usize) -> bool {
+        self.generation_chunks == Some(chunks)
+    }
+
+    /// Brings the vectors in line with the workspace's current index:
+    /// embeds chunks with new content, keeps known ones, and drops vectors
+    /// of content no longer indexed. `model` must be the one this index was
+    /// created with.
+    pub fn update(
+        &mut self,
+        workspace: &Workspace,
+        model: &StaticModel,
+    ) -> Result<SemanticUpdate, ModelError> {
+        model.check_compatible(self.dim, &self.fingerprint)?;
+        let view = workspace.view();
+        let index = view.index();
+        let mut report = SemanticUpdate::default();
+        let mut rows = DigestMap::default();
+        rows.reserve(index.chunk_count());
+        let mut row_digests = Vec::with_capacity(index.chunk_count());
+        let mut slot_rows = vec![NO_ROW; index.slot_capacity()];
+        let mut vectors = Vec::with_capacity(index.chunk_count() * self.dim);
+        let mut buffer = vec![0.0f32; self.dim];
+        let mut text = String::new();
+        // One file's text and line index, kept while its chunks are visited
+        // (a file's slots are consecutive).
+        let mut current: Option<(String, Option<(String, LineIndex)>)> = None;
+        for slot in 0..index.slot_capacity() as u32 {
+            let Some((rel_path, chunk)) = index.chunk(slot) else {
+                continue;
+            };
+            if let Some(&row) = rows.get(&chunk.digest) {
+                slot_rows[slot as usize] = row;
+                report.reused += 1;
+                continue;
+            }
+            if let Some(&old) = self.rows.get(&chunk.digest) {
+                let start = old as usize * self.dim;
+                let row = row_digests.len() as u32;
+                rows.insert(chunk.digest, row);
+                row_digests.push(chunk.digest);
+                slot_rows[slot as usize] = row;
+                vectors.extend_from_slice(&self.vectors[start..start + self.dim]);
+                report.reused += 1;
+                continue;
+            }
+            if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
+                let loaded = std::fs::read(workspace.root().join(rel_path))
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .map(|t| {
+                        let lines = LineIndex::new(&t);
+                        (t, lines)
+                    });
+                current = Some((rel_path.to_string(), loaded));
+            }
+            let region = current
+                .as_ref()
+                .and_then(|(_, loaded)| loaded.as_ref())
+                .and_then(|(t, lines)| lines.slice(t, chunk.start_line, chunk.end_line));
+            let Some(region) = region.filter(|r| sha256(r.as_bytes()) == chunk.digest) else {
+                report.skipped += 1;
+                continue;
+            };
+            // The path and title carry words the body may lack (`retry.rs`,
+            // `impl Backoff`).
+            text.clear();
+            text.push_str(rel_path);
+            text.push('\n');
+            text.push_str(&chunk.title);
+            text.push('\n');
+            text.push_str(region);
+            if !model.encode_into(&text, &mut buffer) {
+                report.skipped += 1;
+                continue;
+            }
+            let row = row_digests.len() as u32;
+            rows.insert(chunk.digest, row);
+            row_digests.push(chunk.digest);
+            slot_rows[slot as usize] = row;
+            vectors.extend_from_slice(&buffer);
+            report.embedded += 1;
+        }
+        self.rows = rows;
+        self.row_digests = row_digests;
+        self.slot_rows = slot_rows;
+        self.vectors = vectors;
+        self.generation_chunks = Some(index.chunk_count());
+        Ok(report)
+    }
+
+    /// Cosine similarity of `goal` with every live chunk that has a vector,
+    /// as `(slot, score)`, best first; empty when the goal has no word the
+    /// model knows. Fails when `model` is not the one the vectors were
+    /// computed with.
+    pub fn semantic_scores(
+        &self,
+        view: &SearchView<'_>,
+        model: &StaticModel,
+        goal: &str,
+    ) -> Result<Vec<(u32, f32)>, ModelError> {
+        model.check_compatible(self.dim, &self.fingerprint)?;
+        let Some(query) = model.encode(goal) else {
+            return Ok(Vec::new());
+        };
+        let query = query.as_slice();
+        let index = view.index();
+        let mut scores: Vec<(u32, f32)> = (0..index.slot_capacity() as u32)
+            .filter_map(|slot| {
+                let (_, chunk) = index.chunk(slot)?;
+                let row = match self.slot_rows.get(slot as usize) {
+                    Some(&row) if self.row_digests.get(row as usize) == Some(&chunk.digest) => row,
+                    _ => *self.rows.get(&chunk.digest)?,
+                } as usize
+                    * self.dim;
+                let v = &self.vectors[row..row + self.dim];
+                Some((slot, contextgraph_embed::dot(query, v)))
+            })
+            .collect();
+        scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(scores)
+    }
+}
+
+impl Workspace {
+    /// Semantic scores of `goal` against every chunk, best first, from the
+    /// built-in model: the chunk vectors are embedded on first use and kept
+    /// in line with the index by content digest (only new content is
+    /// embedded). Empty when the semantic signal is off, the model cannot be
+    /// loaded, or the goal has no word the model knows.
+    pub fn semantic_scores(&self, goal: &str) -> Vec<(u32, f32)> {
+        if !self.shared.options.semantic {
+            return Vec::new();
+        }
+        let Ok(model) = contextgraph_embed::builtin() else {
+            return Vec::new();
+        };
+        let Ok(mut guard) = self.shared.semantic.lock() else {
+            return Vec::new();
+        };
+        let current = {
+            let view = self.view();
+            let chunks = view.index().chunk_count();
+            guard.as_ref().is_some_and(|s| s.covers(chunks))
+        };
+        if !current {
+            let mut index = guard.take().unwrap_or_else(|| SemanticIndex::new(model));
+            if index.update(self, model).is_err() {
+                return Vec::new();
+            }
+            *guard = Some(index);
+        }
+        let Some(index) = guard.as_ref() else {
+            return Vec::new();
+        };
+        let view = self.view();
+        index
+            .semantic_scores(&view, model, goal)
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,142 @@
+//! The semantic signal over a workspace: chunk vectors from the built-in
+//! model, a prose goal scoring the implementing chunk first, incremental
+//! updates by content digest, stale files skipped, and a mismatched model
+//! refused.
+
+use std::collections::BTreeMap;
+
+use contextgraph_embed::{builtin, ModelError, ModelSpec, StaticModel, Storage};
+use contextgraph_search::semantic::SemanticIndex;
+use contextgraph_search::Workspace;
+
+use crate::common::{options, write_files};
+
+const RETRY_RS: &str = "/// Send a request again after a failure, waiting longer each time.\npub fn send_with_backoff(max_attempts: u32) -> u32 {\n    let mut delay_ms = 100;\n    for attempt in 0..max_attempts {\n        delay_ms *= 2;\n        let _ = attempt;\n    }\n    delay_ms\n}\n";
+const RENDER_RS: &str = "/// Draw one glyph of a font into a bitmap.\npub fn render_glyph(font_size: f32, pixels: &mut [u8]) {\n    for pixel in pixels.iter_mut() {\n        *pixel = (font_size as u8).saturating_mul(2);\n    }\n}\n";
+
+fn workspace() -> (tempfile::TempDir, tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().expect("repo");
+    write_files(
+        dir.path(),
+        &[("src/retry.rs", RETRY_RS), ("src/render.rs", RENDER_RS)],
+    );
+    let cache = tempfile::tempdir().expect("cache");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    (dir, cache, ws)
+}
+
+fn model() -> &'static StaticModel {
+    builtin().expect("built-in model")
+}
+
+/// The file of the best-scoring chunk for `goal`.
+fn best_file(ws: &Workspace, semantic: &SemanticIndex, goal: &str) -> Option<String> {
+    let view = ws.view();
+    let scores = semantic
+        .semantic_scores(&view, model(), goal)
+        .expect("same model");
+    scores
+        .first()
+        .and_then(|&(slot, _)| view.chunk(slot))
+        .map(|(path, _)| path.to_string())
+}
+
+#[test]
+fn a_prose_goal_scores_the_implementing_chunk_first() {
+    let (_dir, _cache, ws) = workspace();
+    let mut semantic = SemanticIndex::new(model());
+    let report = semantic.update(&ws, model()).expect("same model");
+    assert!(report.embedded >= 2, "{report:?}");
+    assert_eq!(report.skipped, 0, "{report:?}");
+    assert_eq!(
+        best_file(
+            &ws,
+            &semantic,
+            "how many times do we retry a failed request"
+        )
+        .as_deref(),
+        Some("src/retry.rs")
+    );
+    assert_eq!(
+        best_file(&ws, &semantic, "draw text with a typeface").as_deref(),
+        Some("src/render.rs")
+    );
+    let view = ws.view();
+    assert!(semantic
+        .semantic_scores(&view, model(), "zzzqqq")
+        .expect("same model")
+        .is_empty());
+}
+
+#[test]
+fn updates_embed_only_new_content_and_skip_files_changed_since_indexing() {
+    let (dir, _cache, ws) = workspace();
+    // Edited on disk but not yet re-indexed: the recorded digest no longer
+    // matches the bytes, so the stale file's chunks get no vector.
+    write_files(
+        dir.path(),
+        &[("src/render.rs", &RENDER_RS.replace("glyph", "sprite"))],
+    );
+    let mut semantic = SemanticIndex::new(model());
+    let stale = semantic.update(&ws, model()).expect("same model");
+    assert!(stale.skipped > 0 && stale.embedded > 0, "{stale:?}");
+
+    // Refreshed but not yet updated: the edited file's new chunks have no
+    // vector, and no stale vector is served for them.
+    ws.refresh().expect("refresh");
+    {
+        let view = ws.view();
+        let scores = semantic
+            .semantic_scores(&view, model(), "draw a sprite")
+            .expect("same model");
+        assert!(!scores.is_empty());
+        for (slot, _) in scores {
+            let (path, _) = view.chunk(slot).expect("live slot");
+            assert_eq!(path, "src/retry.rs", "only the unchanged file has vectors");
+        }
+    }
+
+    // After the update the edited file's chunks are embedded and the
+    // untouched file's vectors are reused.
+    let fresh = semantic.update(&ws, model()).expect("same model");
+    assert!(
+        fresh.embedded > 0 && fresh.reused > 0 && fresh.skipped == 0,
+        "{fresh:?}"
+    );
+
+    // Nothing changed: nothing to embed.
+    let again = semantic.update(&ws, model()).expect("same model");
+    assert_eq!(
+        (again.embedded, again.reused),
+        (0, fresh.embedded + fresh.reused)
+    );
+    assert_eq!(semantic.len(), fresh.embedded + fresh.reused);
+}
+
+#[test]
+fn a_model_other_than_the_one_the_vectors_came_from_is_refused() {
+    let (_dir, _cache, ws) = workspace();
+    let mut semantic = SemanticIndex::new(model());
+    semantic.update(&ws, model()).expect("same model");
+    let tiny = ModelSpec {
+        name: "tiny".into(),
+        tokens: vec!["retry".into()],
+        dim: 2,
+        vectors: vec![1.0, 0.0],
+        weights: None,
+        metadata: BTreeMap::new(),
+    };
+    let tiny = StaticModel::from_bytes(
+        &tiny.to_safetensors(Storage::Float32).expect("valid"),
+        "tiny",
+    )
+    .expect("loads");
+    let view = ws.view();
+    let err = semantic
+        .semantic_scores(&view, &tiny, "retry")
+        .expect_err("other model");
+    assert!(matches!(err, ModelError::DimMismatch { .. }), "{err}");
+    drop(view);
+    let err = semantic.update(&ws, &tiny).expect_err("other model");
+    assert!(matches!(err, ModelError::DimMismatch { .. }), "{err}");
+}
