@@ -9,6 +9,7 @@ use std::path::Path;
 /// directory, if anyone does. Unreadable metadata counts as no objection:
 /// such a file cannot be read either, and reading it reports the error.
 #[cfg(unix)]
+#[allow(unsafe_code)] // the crate denies unsafe code; this is its one exception (SAFETY below)
 pub(crate) fn foreign_owner(file: &Path) -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid has no preconditions and cannot fail.

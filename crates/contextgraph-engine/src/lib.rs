@@ -1,6 +1,6 @@
 //! The pipeline every Context Graph Protocol front end shares — `cgp
 //! context`, `cgp providers`, the MCP server: from a
-//! [`Config`](contextgraph_config::Config) and a workspace, start the
+//! [`Config`] and a workspace, start the
 //! configured providers, gate them on consent, fan the query out, and
 //! compose one prompt.
 //!

@@ -2,7 +2,7 @@
 //! answer a query, how to answer a verify, in the chosen mode.
 //!
 //! Wire-level misbehaviours (ids, garbage, crashes, hangs, delays) are not
-//! here; they live in [`serve`](crate::serve). Keeping the two apart means
+//! here; they live in [`serve`](mod@crate::serve). Keeping the two apart means
 //! the engine can be benchmarked and unit-tested in process, and every mode
 //! is implemented in exactly one place.
 

@@ -18,9 +18,11 @@
 //! - [`sabotage`]: the answer-level lies (B1, B3, B4, F1–F5, D1, Q1, `as_of`, U2);
 //! - [`verify`]: honest revalidation and its two broken forms (V1, V2);
 //! - [`engine`]: the above joined, without a transport;
-//! - [`serve`]: the protocol loop on the codec (not the SDK runner, which
+//! - [`serve`](mod@serve): the protocol loop on the codec (not the SDK runner, which
 //!   would refuse to lie) and the wire-level modes;
-//! - [`lifecycle`], [`app`]: the scratch folder and the ways the process ends.
+//! - [`lifecycle`], [`app`]: the scratch folder and the ways the process ends;
+//! - [`program`]: the whole program as a function, for a `[[bin]]` in any crate
+//!   whose tests spawn the fixture.
 //!
 //! # Driving it from another crate's tests
 //!
@@ -40,6 +42,7 @@ pub mod handshake;
 pub mod lifecycle;
 pub mod mode;
 pub mod options;
+pub mod program;
 pub mod relevance;
 pub mod sabotage;
 pub mod serve;

@@ -45,7 +45,7 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
-/// The distinct terms of a query's match text, at most [`MAX_QUERY_TERMS`].
+/// The distinct terms of a query's match text, at most `MAX_QUERY_TERMS` (256).
 pub fn query_terms(query: &ContextQuery) -> BTreeSet<String> {
     let mut terms = BTreeSet::new();
     for w in words(query.match_text()) {

@@ -37,7 +37,7 @@
 mod bm25;
 #[path = "retrieval/metrics.rs"]
 mod metrics;
-// Shared with tests/test_retrieval_bench.rs, which also reads what the
+// Shared with tests/it/retrieval_bench.rs, which also reads what the
 // bench does not (the source file's other keys).
 #[allow(dead_code)]
 #[path = "retrieval/projects.rs"]

@@ -130,7 +130,7 @@ fn is_capitalised(word: &str) -> bool {
     chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
 }
 
-/// The goal's concepts: each query word with up to [`MAX_VARIANTS`] of its
+/// The goal's concepts: each query word with up to `MAX_VARIANTS` (2) of its
 /// inflections, those with the highest `df` (zero: not indexed, skipped).
 /// Only words in `prose` are inflected. The word itself is kept even when
 /// it is not indexed, so it still counts against coverage. A word already

@@ -109,7 +109,7 @@ pub fn search(
 }
 
 /// [`search`], plus an exact-phrase signal: when the query has at least
-/// [`PHRASE_MIN_WORDS`] words, `has_phrase(slot)` is asked for the best
+/// `PHRASE_MIN_WORDS` (3) words, `has_phrase(slot)` is asked for the best
 /// lexical candidates (it reads the chunk's bytes and answers whether they
 /// hold the query's words in order, see [`phrase_words`]); matching chunks
 /// are lifted, the innermost one when matches nest (a function, not the

@@ -138,7 +138,7 @@ pub struct QueryShape {
     /// The goal is one identifier (a symbol lookup).
     pub identifier: bool,
     /// Names to look definitions up for, each with its share of
-    /// [`DEFINITION_BOOST`].
+    /// `DEFINITION_BOOST`.
     pub names: Vec<(String, f32)>,
     /// The file roles the goal asks for.
     pub roles: GoalRoles,

@@ -12,16 +12,32 @@
 //!   `CGP_REQUIRE_SHARED=1` to turn a skip into a failure).
 //! - [`assert_schema_valid`] and friends: an envelope is checked against our
 //!   schema, and also against the shared one when it is present.
-//! - [`provider_binary`]: the provider binaries some tests spawn.
+//! - [`pipe`]: a provider process on real pipes, every line it sends
+//!   schema-checked; [`docs_fixture`]: the docs provider's test folder and
+//!   the honest-answer audit (used by the docs provider's tests and `cgp
+//!   serve docs`'s).
+//! - `http_server` (feature `http`): a loopback HTTP(S) server with a
+//!   synchronous handler, for tests of HTTP clients.
+//! - `mcp_fixture_server` (feature `mcp`): the MCP server the bridge tests
+//!   spawn, as a function for each crate's fixture `[[bin]]`.
+//! - [`sandbox`]: `cgp` in a scratch home and workspace.
+//!
+//! Programs a test spawns are `[[bin]]` targets of the crate under test,
+//! found through `CARGO_BIN_EXE_<name>`; nothing here runs a nested `cargo
+//! build`.
 
 #![warn(missing_docs)]
 
-mod binaries;
+pub mod docs_fixture;
 pub mod fixtures;
+#[cfg(feature = "http")]
+pub mod http_server;
 pub mod interop;
+#[cfg(feature = "mcp")]
+pub mod mcp_fixture_server;
+pub mod pipe;
 mod schema;
 
 pub mod sandbox;
 
-pub use binaries::provider_binary;
 pub use schema::{assert_line_schema_valid, assert_schema_valid, envelope_schema, schema_errors};

@@ -57,8 +57,12 @@ Exit codes:
   1  failure: the MCP server could not start or initialize, or the data flow is inconsistent
   2  usage error")]
 pub struct BridgeMcpArgs {
-    /// Provider name hosts key frames and consent on (default: mcp-<server name>).
-    #[arg(long)]
+    // The help text is an attribute, not a doc comment, so `<server name>`
+    // reaches `--help` as written and rustdoc does not read it as HTML.
+    #[arg(
+        long,
+        help = "Provider name hosts key frames and consent on (default: mcp-<server name>)"
+    )]
     pub name: Option<String>,
     /// Declare that the MCP server sends data off this machine (C3).
     #[arg(long)]

@@ -14,7 +14,7 @@
 //! `--no-input`, no `CI`), they are asked first, provider by provider, with
 //! what it declared; a grant is recorded as `cgp consent grant` records it
 //! and the provider is queried in this run, and the default is to skip
-//! (see [`super::prompt`]). Pipes and scripts are never asked.
+//! (see [`super::consent_prompt`]). Pipes and scripts are never asked.
 //!
 //! Output: the prompt on stdout; with `--json`, the whole composition
 //! (prompt, citations, audit, usage — shape documented in

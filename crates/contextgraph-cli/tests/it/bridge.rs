@@ -1,51 +1,20 @@
 //! `cgp bridge mcp -- <server>` end to end: the real binary bridging the
-//! fixture MCP server (`contextgraph-mcp`'s `examples/mcp_fixture_server`),
+//! fixture MCP server (the testkit's `mcp_fixture_server`, built as this
+//! package's `cgp-fixture-mcp-server` test-fixture binary),
 //! driven over CGP stdio, then certified by the conformance suite.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use contextgraph_conformance::{run_suite, Status, SuiteOptions, Target};
 use contextgraph_testkit::assert_line_schema_valid;
 use serde_json::{json, Value};
 
-/// The fixture MCP server, built once with this test's profile and target dir.
+/// The fixture MCP server: this package's `cgp-fixture-mcp-server`
+/// test-fixture binary (the testkit's `mcp_fixture_server`).
 fn fixture_server() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "contextgraph-mcp",
-                "--example",
-                "mcp_fixture_server",
-            ]);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        if let Some(target) = profile_dir.parent() {
-            cmd.env("CARGO_TARGET_DIR", target);
-        }
-        assert!(
-            cmd.status().unwrap().success(),
-            "building the fixture MCP server failed"
-        );
-        let bin = profile_dir.join("examples").join(format!(
-            "mcp_fixture_server{}",
-            std::env::consts::EXE_SUFFIX
-        ));
-        assert!(bin.is_file(), "{} missing", bin.display());
-        bin
-    })
-    .clone()
+    PathBuf::from(env!("CARGO_BIN_EXE_cgp-fixture-mcp-server"))
 }
 
 fn notes() -> tempfile::TempDir {

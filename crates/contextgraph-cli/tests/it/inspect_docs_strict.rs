@@ -1,6 +1,8 @@
 //! Every provider the project ships is green under `--strict`: the real
-//! `cgp inspect stdio --strict` binary against the docs provider on a
-//! folder of Markdown, both as its own binary and as `cgp serve docs`.
+//! `cgp inspect stdio --strict` binary against `cgp serve docs` on a folder
+//! of Markdown. (The docs provider's own binary is run through the same
+//! suite, strict, by its crate's tests, `tests/it/suite_strict.rs`, where
+//! cargo gives that binary's path.)
 
 use crate::common::inspect;
 
@@ -24,22 +26,6 @@ fn assert_green(args: &[&std::ffi::OsStr]) {
     );
     assert!(report.checks.len() >= 15, "{stdout}");
     assert!(out.stderr.is_empty(), "{}", inspect::text(&out.stderr));
-}
-
-#[test]
-fn the_docs_provider_binary_is_green_under_strict() {
-    let folder = inspect::markdown_folder();
-    let docs = inspect::docs_binary();
-    let args = [
-        "inspect".as_ref(),
-        "stdio".as_ref(),
-        "--strict".as_ref(),
-        "--json".as_ref(),
-        "--".as_ref(),
-        docs.as_os_str(),
-        folder.path().as_os_str(),
-    ];
-    assert_green(&args);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use crate::common::inspect;
 
 use std::process::{Command, Stdio};
 
+#[cfg(feature = "test-fixtures")]
 #[test]
 fn a_failed_check_exits_one_with_the_report_on_stdout() {
     let bin = inspect::misbehaving_binary();
@@ -36,9 +37,9 @@ fn strict_fails_on_skips_that_a_lax_run_accepts() {
         "# Zebras\n\nStripes on savannah grazers.\n",
     )
     .expect("write a document");
-    let docs = inspect::docs_binary();
+    let docs = inspect::docs_command();
     let run = |strict: &str| {
-        inspect::cgp([
+        let mut args: Vec<&std::ffi::OsStr> = vec![
             "inspect".as_ref(),
             "stdio".as_ref(),
             "--json".as_ref(),
@@ -46,9 +47,10 @@ fn strict_fails_on_skips_that_a_lax_run_accepts() {
             "--goal".as_ref(),
             "xyzzy plugh".as_ref(),
             "--".as_ref(),
-            docs.as_os_str(),
-            folder.path().as_os_str(),
-        ])
+        ];
+        args.extend(docs.iter().map(|a| a.as_os_str()));
+        args.push(folder.path().as_os_str());
+        inspect::cgp(args)
     };
     let lax = run("--timeout-ms=5000");
     let report: serde_json::Value = serde_json::from_slice(&lax.stdout).expect("JSON on stdout");
@@ -90,7 +92,7 @@ fn a_closed_stdout_is_not_a_panic() {
     let folder = inspect::markdown_folder();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cgp"))
         .args(["inspect", "stdio", "--"])
-        .arg(inspect::docs_binary())
+        .args(inspect::docs_command())
         .arg(folder.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

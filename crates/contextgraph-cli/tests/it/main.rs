@@ -8,6 +8,7 @@ pub const CGP: &str = env!("CARGO_BIN_EXE_cgp");
 
 mod common;
 
+#[cfg(feature = "test-fixtures")]
 mod bridge;
 mod config;
 mod consent;
@@ -25,3 +26,17 @@ mod serve_http;
 mod serve_workspace;
 mod trust_boundary;
 mod usage;
+
+/// The tests that spawn this package's test-fixture programs (the
+/// misbehaving provider, the fixture MCP server) need the `test-fixtures`
+/// feature, which builds them. Without it they are not compiled; this test
+/// fails instead of letting them be skipped in silence.
+#[cfg(not(feature = "test-fixtures"))]
+#[test]
+fn the_test_fixture_programs_are_built() {
+    panic!(
+        "the `cgp bridge mcp` and `cgp inspect` failure tests need the test-fixture programs: \
+         run `cargo test --workspace --all-features` (the README's command) or \
+         `cargo test -p contextgraph-cli --features test-fixtures`"
+    );
+}

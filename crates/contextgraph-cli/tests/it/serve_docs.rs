@@ -2,13 +2,11 @@
 //! `contextgraph-provider-docs <DIR>`, driven by the same harness (every
 //! reply schema-checked, every frame audited and its provenance re-read).
 
-#[path = "../../../contextgraph-provider-docs/tests/common/mod.rs"]
-mod docs_common;
-
-use docs_common::{assert_honest_answer, frames_of, identity, query, start, EXIT_DEADLINE};
+use contextgraph_testkit::docs_fixture::{assert_honest_answer, start};
+use contextgraph_testkit::pipe::{frames_of, identity, query, EXIT_DEADLINE};
 use serde_json::json;
 
-const CGP: Option<&str> = option_env!("CARGO_BIN_EXE_cgp");
+const CGP: &str = env!("CARGO_BIN_EXE_cgp");
 const SERVE_DOCS: &[&str] = &["serve", "docs"];
 
 #[test]

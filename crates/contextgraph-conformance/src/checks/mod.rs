@@ -6,7 +6,7 @@
 //! `correlation`, …). A check that needs frames and got none is *skipped*,
 //! never passed vacuously.
 //!
-//! Most checks run on one connection (the *main* session, [`Main`]) in a
+//! Most checks run on one connection (the *main* session, `Main`) in a
 //! fixed order; malformed input and the version mismatch get a second
 //! connection and shutdown a third (a provider that crashes or exits there
 //! must not take the other checks down), and those run concurrently with

@@ -1,23 +1,11 @@
-//! Shared fixtures: the provider binaries this suite is tested against,
-//! built once per test process with the test binary's own profile, and a
-//! folder of Markdown for the docs provider.
+//! Shared fixtures: suite options and a folder of Markdown for the docs
+//! provider. The runs against the docs provider's and the misbehaving
+//! fixture's binaries live in those crates' tests, where their binaries are
+//! found through `CARGO_BIN_EXE`.
 
-#![allow(dead_code)] // each module uses a different subset
-
-use std::path::PathBuf;
 use std::time::Duration;
 
-use contextgraph_conformance::{Report, Status, SuiteOptions};
-
-/// The misbehaving provider binary.
-pub fn misbehaving_binary() -> PathBuf {
-    contextgraph_testkit::provider_binary("contextgraph-misbehaving-provider")
-}
-
-/// The docs provider binary.
-pub fn docs_binary() -> PathBuf {
-    contextgraph_testkit::provider_binary("contextgraph-provider-docs")
-}
+use contextgraph_conformance::SuiteOptions;
 
 /// Suite options for tests: the documented defaults, except a request
 /// timeout with headroom for a shared, noisy machine (a hang guard, not a
@@ -52,30 +40,4 @@ pub fn markdown_folder() -> tempfile::TempDir {
         "Timeouts and retries are configured per client.\n",
     );
     dir
-}
-
-/// One line per check (`name status`), for assertion messages.
-pub fn summary(report: &Report) -> String {
-    let mut out = String::new();
-    for c in &report.checks {
-        out.push_str(&format!(
-            "{} {:?}: {}\n",
-            c.name,
-            c.status,
-            c.evidence.join(" | ")
-        ));
-    }
-    for n in &report.not_applicable {
-        out.push_str(&format!("{} n/a: {}\n", n.name, n.reason));
-    }
-    out
-}
-
-/// The names of failed checks.
-pub fn failed(report: &Report) -> Vec<String> {
-    report
-        .names_with(Status::Fail)
-        .into_iter()
-        .map(str::to_owned)
-        .collect()
 }

@@ -1,78 +1,47 @@
-//! The HTTP target: one envelope per POST body, one per response. There is
-//! no project HTTP provider server yet, so the test serves the docs
-//! provider through the SDK's transport-free `Session` behind a tiny hyper
-//! server: green under `--strict` (shutdown does not apply to a URL), and a
+//! The HTTP target: one envelope per POST body, one per response. The test
+//! serves the docs provider through the SDK's transport-free `Session`
+//! behind the testkit's HTTP test server (so a provider can lie on purpose,
+//! which `contextgraph-provider-http` would not let it): green under `--strict` (shutdown does not apply to a URL), and a
 //! provider lying about costs over the same server is caught.
 
 use crate::common;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use contextgraph_conformance::{run_suite, Status, Target};
 use contextgraph_provider::{Provider, ProviderError, Session};
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_testkit::http_server::{self, Handler};
 use contextgraph_types::{
     Capabilities, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest, VerifyResponse,
 };
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 
-/// Serve `session` on a loopback port; the runtime lives as long as the
-/// returned value.
-fn serve<P: Provider>(session: Session<P>) -> (tokio::runtime::Runtime, SocketAddr) {
+/// Serve `session` on a loopback port (the testkit's HTTP test server, one
+/// envelope per POST body and per response, `204` when the provider has
+/// nothing to say); the runtime lives as long as the returned value.
+fn serve<P: Provider + Send + Sync + 'static>(
+    session: Session<P>,
+) -> (tokio::runtime::Runtime, SocketAddr) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a runtime");
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind loopback");
-    let addr = listener.local_addr().expect("an address");
     let session = Arc::new(session);
-    rt.spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let session = Arc::clone(&session);
-            tokio::spawn(async move {
-                let service = service_fn(move |req: Request<Incoming>| {
-                    let session = Arc::clone(&session);
-                    async move { Ok::<_, Infallible>(answer(&session, req).await) }
-                });
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
-    (rt, addr)
-}
-
-async fn answer<P: Provider>(
-    session: &Session<P>,
-    req: Request<Incoming>,
-) -> Response<Full<Bytes>> {
-    let body = match req.into_body().collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => Bytes::new(),
-    };
-    match session.handle_line(&body) {
-        Some(reply) => {
-            let mut line = contextgraph_codec::encode_line(&reply).unwrap_or_default();
-            line.pop();
-            Response::new(Full::new(Bytes::from(line)))
-        }
-        None => {
-            let mut r = Response::new(Full::new(Bytes::new()));
-            *r.status_mut() = StatusCode::NO_CONTENT;
-            r
-        }
-    }
+    let handler: Handler =
+        Arc::new(
+            move |body: &[u8], _auth: Option<&str>| match session.handle_line(body) {
+                Some(reply) => {
+                    let mut line = contextgraph_codec::encode_line(&reply).unwrap_or_default();
+                    line.pop();
+                    (200, Vec::new(), line)
+                }
+                None => (204, Vec::new(), Vec::new()),
+            },
+        );
+    let server = rt.block_on(http_server::start(handler, false));
+    (rt, server.addr)
 }
 
 /// The docs provider, overstating every frame's cost by 3 tokens (B3).

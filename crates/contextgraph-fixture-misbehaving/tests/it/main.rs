@@ -24,3 +24,6 @@ mod normal_handshake;
 mod normal_robustness;
 mod normal_shutdown;
 mod normal_verify;
+mod suite;
+mod suite_catches_every_mode;
+mod suite_normal_mode_strict;

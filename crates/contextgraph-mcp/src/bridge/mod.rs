@@ -18,7 +18,7 @@
 //!    SHA-256 of the content, plus a `file` entry (F5) only when the URI is
 //!    a local file whose bytes on disk are exactly the content;
 //! 4. scores by goal-term coverage of metadata and content, anchored
-//!    resources above the rest, and packs with the SDK's [`pack`] (B1, B4,
+//!    resources above the rest, and packs with the SDK's [`pack`](fn@pack) (B1, B4,
 //!    Q1, truthful `truncated`).
 //!
 //! `verify` reads each presented resource again: `valid` when the content

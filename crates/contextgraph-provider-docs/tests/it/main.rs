@@ -1,9 +1,6 @@
 //! The integration tests of the docs provider, in one test binary (one link
 //! instead of one per file); one module per behaviour.
 
-// The harness stays at `tests/common/mod.rs` because the `cgp` CLI's tests
-// include the same file by path to drive `cgp serve docs` with it.
-#[path = "../common/mod.rs"]
 mod common;
 
 mod anchors;
@@ -18,5 +15,8 @@ mod markdown_sections;
 mod refresh;
 mod scoring;
 mod shutdown;
+mod suite;
+mod suite_no_frames_is_skipped;
+mod suite_strict;
 mod verify;
 mod walk_rules;

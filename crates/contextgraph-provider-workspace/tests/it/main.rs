@@ -16,6 +16,7 @@ mod phrase_match;
 mod prose_goals;
 mod provenance_digests;
 mod ranking_signals;
+mod retrieval_bench;
 mod stdio_binary;
 mod verify;
 mod walk_gates;

@@ -1,4 +1,6 @@
 //! The testkit's own tests, in one test binary: the fixtures it serves are
-//! what they claim to be, and the schema check can fail.
+//! what they claim to be, the schema check can fail, and ARCHITECTURE.md
+//! matches the workspace.
 
+mod architecture;
 mod fixtures;

@@ -1,24 +1,27 @@
-//! Fixtures of the `cgp inspect` tests: the provider binaries inspected
-//! (built once per test process, with this test binary's profile and target
-//! directory) and a folder of Markdown for the docs provider.
+//! Fixtures of the `cgp inspect` tests: the providers inspected (the
+//! misbehaving fixture's `[[bin]]` of this package, and `cgp serve docs`)
+//! and a folder of Markdown for the docs provider.
 
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn binary(name: &str) -> PathBuf {
-    contextgraph_testkit::provider_binary(name)
-}
-
-/// The docs provider binary, `contextgraph-provider-docs`.
-pub fn docs_binary() -> PathBuf {
-    binary("contextgraph-provider-docs")
-}
-
-/// The misbehaving provider binary.
+/// The misbehaving provider (this package's `cgp-fixture-misbehaving`
+/// test-fixture binary).
+#[cfg(feature = "test-fixtures")]
 pub fn misbehaving_binary() -> PathBuf {
-    binary("contextgraph-misbehaving-provider")
+    PathBuf::from(env!("CARGO_BIN_EXE_cgp-fixture-misbehaving"))
+}
+
+/// The docs provider as a command line: `cgp serve docs`, followed by the
+/// folder to serve.
+pub fn docs_command() -> [std::ffi::OsString; 3] {
+    [
+        env!("CARGO_BIN_EXE_cgp").into(),
+        "serve".into(),
+        "docs".into(),
+    ]
 }
 
 /// `cgp` with `args`, colour off.

@@ -2,11 +2,11 @@
 //! (`benches/retrieval/`): a wrong metric or a malformed project would
 //! mislead every ranking change scored on it.
 
-#[path = "../benches/retrieval/bm25.rs"]
+#[path = "../../benches/retrieval/bm25.rs"]
 mod bm25;
-#[path = "../benches/retrieval/metrics.rs"]
+#[path = "../../benches/retrieval/metrics.rs"]
 mod metrics;
-#[path = "../benches/retrieval/projects.rs"]
+#[path = "../../benches/retrieval/projects.rs"]
 mod projects;
 
 use std::collections::HashSet;

@@ -2,7 +2,7 @@
 //! `--strict`, with only the checks its capabilities do not call for (no
 //! graph, no embedding space) listed as not applicable.
 
-use crate::common;
+use crate::suite as common;
 
 use contextgraph_conformance::{run_suite, Status, Target};
 

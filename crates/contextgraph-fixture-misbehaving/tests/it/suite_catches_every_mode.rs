@@ -6,7 +6,7 @@
 //! The modes run in parallel threads (a few at a time, the machine is
 //! shared); each run is one suite execution with its three connections.
 
-use crate::common;
+use crate::suite as common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

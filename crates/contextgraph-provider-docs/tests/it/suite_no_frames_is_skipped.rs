@@ -2,7 +2,7 @@
 //! vacuously: they are `skipped` with the reason, which a strict run
 //! counts as a failure while a lax run does not.
 
-use crate::common;
+use crate::suite as common;
 
 use contextgraph_conformance::{run_suite, Status, Target};
 

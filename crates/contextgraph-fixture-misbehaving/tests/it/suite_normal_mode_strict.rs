@@ -3,7 +3,7 @@
 //! check skipped and only the checks its capabilities do not call for
 //! (none, since it declares everything) listed as not applicable.
 
-use crate::common;
+use crate::suite as common;
 
 use contextgraph_conformance::{run_suite, Status, Target};
 
