@@ -23,7 +23,7 @@
 //!   tests' tiny models).
 //! - [`train`]: the co-occurrence / PPMI / truncated-SVD pipeline that built
 //!   the shipped model from source code (`examples/train.rs` drives it).
-//! - [`builtin`]: the shipped model, the default.
+//! - [`builtin()`]: the shipped model, the default.
 #![warn(missing_docs)]
 
 pub mod builtin;

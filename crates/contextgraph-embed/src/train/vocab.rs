@@ -52,7 +52,7 @@ impl VocabCounter {
 
     /// The `size` most frequent tokens used by at least `min_groups` groups
     /// and at least `min_count` times, leaving out numbers and non-ASCII
-    /// tokens (see [`is_word`]); ties broken alphabetically so the
+    /// tokens (see `is_word`); ties broken alphabetically so the
     /// result does not depend on hash order.
     pub fn finish(self, size: usize, min_groups: u32, min_count: u64) -> Vocab {
         let mut ranked: Vec<(String, u64)> = self
