@@ -35,7 +35,6 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
-pub mod cli;
 pub mod corpus;
 pub mod engine;
 pub mod handshake;

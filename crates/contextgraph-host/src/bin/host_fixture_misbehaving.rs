@@ -5,5 +5,5 @@
 //! nested `cargo build`. The host library never uses the fixture.
 
 fn main() -> std::process::ExitCode {
-    contextgraph_fixture_misbehaving::cli::main()
+    contextgraph_fixture_misbehaving::program::main()
 }
