@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::bench_internals::chunk_own_text;
 use contextgraph_provider_workspace::chunk::{chunk_file, LineIndex};
 use contextgraph_provider_workspace::index::{build_chunk_records, sha256, FileRecord, Index};

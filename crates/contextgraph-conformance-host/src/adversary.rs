@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use contextgraph_provider::{sha256_digest, Provider, ProviderError};
+use contextgraph_provider_sdk::{sha256_digest, Provider, ProviderError};
 use contextgraph_types::{
     Capabilities, ContextFrame, ContextQuery, ContextQueryResult, DataFlow, EgressScope, FrameKind,
     Provenance, ProviderInfo, QueryCapability,

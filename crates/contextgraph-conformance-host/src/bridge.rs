@@ -27,7 +27,7 @@ pub(crate) async fn fan_out(
 ) -> Result<FanOutReport, String> {
     let mut host = Host::new(HostOptions::default());
     for p in providers {
-        let name = contextgraph_provider::Provider::info(&p).name;
+        let name = contextgraph_provider_sdk::Provider::info(&p).name;
         host.add_in_process(p)
             .await
             .map_err(|e| format!("adding {name}: {e}"))?;

@@ -5,7 +5,7 @@ use contextgraph_compose::{
     compose, parse_prompt, Audit, Budget, Exclusion, FrameStatus, Options,
     ProviderOutcome as Composed, PREAMBLE,
 };
-use contextgraph_provider::sha256_digest;
+use contextgraph_provider_sdk::sha256_digest;
 use contextgraph_types::{ContextFrame, ContextQuery, EgressScope};
 
 use super::adversary::{answer, honest_frame, honest_frames, Probe, Scripted};

@@ -17,7 +17,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use contextgraph_provider::{count_lines, file_excerpt, path_to_file_uri, FrameBuilder};
+use contextgraph_provider_sdk::{count_lines, file_excerpt, path_to_file_uri, FrameBuilder};
 use contextgraph_types::{
     ContextFrame, FrameEmbedding, FrameKind, LineRange, Provenance, Relation, Timestamp,
 };

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use contextgraph_codec::Envelope;
-use contextgraph_provider::ProviderError;
+use contextgraph_provider_sdk::ProviderError;
 use contextgraph_types::{
     Capabilities, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest, VerifyResponse,
 };

@@ -6,7 +6,7 @@
 //! "One frame" is the top-ranked frame: the one every host keeps, so the
 //! fault cannot hide in what a host trims.
 
-use contextgraph_provider::{filter_as_of, pack, rank, sha256_digest, FrameBuilder};
+use contextgraph_provider_sdk::{filter_as_of, pack, rank, sha256_digest, FrameBuilder};
 use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, FrameKind, Timestamp};
 
 use crate::corpus::derivation;

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant as StdInstant};
 use contextgraph_host::{
     Host, HostOptions, ProviderClient, StdioCommand, StdioOptions, StdioProvider,
 };
-use contextgraph_provider::{serve_stdio, FrameBuilder, Provider, ProviderError};
+use contextgraph_provider_sdk::{serve_stdio, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::{
     Capabilities, ContextFrame, ContextQuery, ContextQueryResult, DataFlow, FrameKind,
     ProviderInfo, QueryCapability,
@@ -203,6 +203,7 @@ async fn raw_provider_with(
     if fork {
         use std::os::unix::process::CommandExt;
         // SAFETY: the hook does nothing, so it is async-signal-safe.
+        #[allow(unsafe_code)] // a bench-only hook, to measure the fork path
         unsafe {
             cmd.pre_exec(|| Ok(()));
         }

@@ -12,7 +12,7 @@
 //! is opaque, not dishonest, so it is dropped with a note and the rest of the
 //! answer is judged on its own.
 
-use contextgraph_provider::Sha256Hasher;
+use contextgraph_provider_sdk::Sha256Hasher;
 use contextgraph_types::validate::{Anchor, Violation};
 use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, FrameId};
 use serde::Serialize;

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::validate::{Anchor, Violation};
 use contextgraph_types::{
     embedding_fingerprints_match, ContextFrame, ContextQuery, ErrorCode, FrameId, HostReaction,

@@ -18,7 +18,7 @@ use contextgraph_types::display_text::bounded;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TransportKind {
-    /// A [`Provider`](contextgraph_provider::Provider) running inside the host process.
+    /// A [`Provider`](contextgraph_provider_sdk::Provider) running inside the host process.
     InProcess,
     /// A child process speaking NDJSON on stdin/stdout.
     Stdio {

@@ -4,7 +4,7 @@
 //! # Layers
 //!
 //! - [`transport`]: how bytes reach a provider — a child process on stdio
-//!   ([`transport::stdio`]), and a [`Provider`](contextgraph_provider::Provider)
+//!   ([`transport::stdio`]), and a [`Provider`](contextgraph_provider_sdk::Provider)
 //!   called in-process ([`transport::in_process`]), and HTTP with TLS
 //!   ([`transport::http`], C4/C7/C8). No policy.
 //! - [`connection`] and [`handshake`]: the NDJSON session — handshake checks

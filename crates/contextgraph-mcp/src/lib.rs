@@ -6,7 +6,7 @@
 //!   [`ContextService`], so the CLI plugs in the real engine and tests a
 //!   fake.
 //! - [`bridge`]: `cgp bridge mcp -- <command>`, the reverse: an MCP server's
-//!   resources as a CGP [`Provider`](contextgraph_provider::Provider), with
+//!   resources as a CGP [`Provider`](contextgraph_provider_sdk::Provider), with
 //!   honest costs, digests and provenance to the resource URI.
 //!
 //! Everything a peer controls is bounded: tool arguments ([`args`]), result

@@ -8,10 +8,10 @@
 
 use std::hint::black_box;
 
-use contextgraph_provider::Provider;
 use contextgraph_provider_docs::score::{bm25, query_terms, SectionTerms};
 use contextgraph_provider_docs::sections::{split_sections, Syntax};
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::ContextQuery;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 

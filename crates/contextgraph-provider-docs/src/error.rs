@@ -28,6 +28,6 @@ pub enum DocsError {
     #[error("{PROVIDER_NAME}: serving over stdio stopped: {source}")]
     Serve {
         /// What failed.
-        source: contextgraph_provider::ServeError,
+        source: contextgraph_provider_sdk::ServeError,
     },
 }

@@ -14,7 +14,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use contextgraph_provider::{path_to_file_uri, sha256_digest};
+use contextgraph_provider_sdk::{path_to_file_uri, sha256_digest};
 use contextgraph_types::{Relation, Timestamp};
 
 use crate::config::DocsConfig;

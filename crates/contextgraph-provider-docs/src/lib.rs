@@ -36,7 +36,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use contextgraph_provider::ServeError;
+use contextgraph_provider_sdk::ServeError;
 
 mod config;
 mod error;
@@ -62,7 +62,7 @@ pub use walk::{is_doc_file_name, ScanReport, DOC_EXTENSIONS};
 /// a normal end too.
 pub fn serve_dir(config: DocsConfig) -> Result<(), DocsError> {
     let provider = DocsProvider::open(config)?;
-    match contextgraph_provider::serve_stdio(provider) {
+    match contextgraph_provider_sdk::serve_stdio(provider) {
         Ok(()) => Ok(()),
         // The host stopped reading: it is gone, and so is the reason to serve.
         Err(ServeError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use contextgraph_provider::{
+use contextgraph_provider_sdk::{
     check_embedding, pack, sha256_digest, FrameBuilder, Provider, ProviderError,
 };
 use contextgraph_types::{

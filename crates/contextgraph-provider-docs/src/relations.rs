@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use contextgraph_provider::path_to_file_uri;
+use contextgraph_provider_sdk::path_to_file_uri;
 use contextgraph_types::Relation;
 
 use crate::walk::existing_file_inside;

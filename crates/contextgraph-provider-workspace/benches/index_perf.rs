@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::ContextQuery;
 

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::ContextQuery;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -92,7 +92,7 @@ fn bench(c: &mut Criterion) {
         ..WorkspaceOptions::default()
     };
     let (provider, _) = WorkspaceProvider::open(dir.path(), options).expect("open");
-    let anchor = contextgraph_provider::path_to_file_uri(&provider.root().join("d12/m1234.rs"))
+    let anchor = contextgraph_provider_sdk::path_to_file_uri(&provider.root().join("d12/m1234.rs"))
         .expect("uri");
     let mut g = c.benchmark_group("query_10k_files");
     g.bench_function("identifier", |b| {

@@ -21,7 +21,7 @@ mod grep_baseline;
 
 use std::path::{Path, PathBuf};
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::walk::{content_gate, walk, WalkOptions};
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::ContextQuery;

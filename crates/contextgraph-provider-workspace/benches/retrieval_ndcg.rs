@@ -48,7 +48,7 @@ use std::process::ExitCode;
 
 use contextgraph_compose::{Budget, PREAMBLE};
 use contextgraph_config::{DEFAULT_BUDGET, DEFAULT_SAFETY_FACTOR};
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::{token_cost_of_len, ContextQuery};
 use metrics::{distinct_files, score, Category, Scores, CATEGORIES, CUTOFF};

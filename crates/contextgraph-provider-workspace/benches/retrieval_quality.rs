@@ -22,7 +22,7 @@ mod grep_baseline;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::chunk::{chunk_file, ChunkKind, LineIndex};
 use contextgraph_provider_workspace::walk::{content_gate, walk, WalkOptions};
 use contextgraph_provider_workspace::{

@@ -17,11 +17,11 @@
 //! the current bytes (V1–V4); [`serve`] runs it over stdio.
 //!
 //! Entry point: [`WorkspaceProvider::open`], then serve it with
-//! `contextgraph_provider::serve_stdio` (the `contextgraph-provider-workspace`
+//! `contextgraph_provider_sdk::serve_stdio` (the `contextgraph-provider-workspace`
 //! binary does exactly that).
 //!
 //! ```no_run
-//! use contextgraph_provider::Provider;
+//! use contextgraph_provider_sdk::Provider;
 //! use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
 //! use contextgraph_types::ContextQuery;
 //!

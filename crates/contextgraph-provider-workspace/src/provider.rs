@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use contextgraph_provider::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
+use contextgraph_provider_sdk::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::{
     token_cost_of_len, Capabilities, ContentFidelity, ContentRef, ContextFrame, ContextQuery,

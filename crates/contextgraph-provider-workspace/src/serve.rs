@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use contextgraph_provider::serve_stdio;
+use contextgraph_provider_sdk::serve_stdio;
 
 use crate::{
     CacheLocation, IndexSource, WatchHandle, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,

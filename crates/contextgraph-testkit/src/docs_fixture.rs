@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use contextgraph_provider::{file_uri_to_path, read_range, sha256_digest, Sha256Hasher};
+use contextgraph_provider_sdk::{file_uri_to_path, read_range, sha256_digest, Sha256Hasher};
 use contextgraph_types::{ContextQuery, ContextQueryResult, LineRange};
 use serde_json::Value;
 use tempfile::TempDir;

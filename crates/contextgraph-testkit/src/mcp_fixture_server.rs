@@ -61,7 +61,7 @@ impl Fixture {
             .files()
             .into_iter()
             .filter_map(|p| {
-                let uri = contextgraph_provider::path_to_file_uri(&p).ok()?;
+                let uri = contextgraph_provider_sdk::path_to_file_uri(&p).ok()?;
                 let name = p.file_name()?.to_string_lossy().into_owned();
                 Some(Resource::new(uri, name).with_mime_type(mime_for(&p)))
             })
@@ -117,7 +117,7 @@ impl ServerHandler for Fixture {
             );
         }
         let not_found = || ErrorData::new(ErrorCode::RESOURCE_NOT_FOUND, "no such resource", None);
-        let path = contextgraph_provider::file_uri_to_path(&uri).map_err(|_| not_found())?;
+        let path = contextgraph_provider_sdk::file_uri_to_path(&uri).map_err(|_| not_found())?;
         if path.parent() != Some(self.dir.as_path()) {
             return Err(not_found());
         }

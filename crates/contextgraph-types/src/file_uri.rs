@@ -3,7 +3,7 @@
 //! One mapping for every crate that names files by URI: providers give each
 //! frame its file's URI (F5) and hosts and the search library parse anchors
 //! back to paths (G4). The SDK re-exports these from
-//! `contextgraph_provider::file_provenance`.
+//! `contextgraph_provider_sdk::file_provenance`.
 
 use std::path::{Path, PathBuf};
 

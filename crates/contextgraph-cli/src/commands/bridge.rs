@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use contextgraph_mcp::{BridgeOptions, McpBridge};
-use contextgraph_provider::{serve, ServeError, ServeOptions};
+use contextgraph_provider_sdk::{serve, ServeError, ServeOptions};
 use contextgraph_types::EgressScope;
 
 use super::bridge_startup as startup;

@@ -311,7 +311,7 @@ pub(crate) fn violations(
     keep: impl Fn(Anchor) -> bool,
 ) -> Vec<Violation> {
     result
-        .validate_with(query, &contextgraph_provider::Sha256Hasher)
+        .validate_with(query, &contextgraph_provider_sdk::Sha256Hasher)
         .into_iter()
         .filter(|v| keep(v.anchor))
         .collect()

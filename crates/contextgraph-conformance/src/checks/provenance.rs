@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::io::Read;
 
-use contextgraph_provider::{file_uri_to_path, read_range, sha256_digest};
+use contextgraph_provider_sdk::{file_uri_to_path, read_range, sha256_digest};
 use contextgraph_types::LineRange;
 
 use super::{Evidence, Main, Outcome};

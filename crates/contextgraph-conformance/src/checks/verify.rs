@@ -9,7 +9,7 @@
 //!   provider's name → `gone` or `unknown`, never `valid`;
 //! - one verdict per identity asked (V2), none for identities not asked.
 
-use contextgraph_provider::sha256_digest;
+use contextgraph_provider_sdk::sha256_digest;
 use contextgraph_types::{is_sha256_digest, FrameId, Verdict, VerifyRequest};
 
 use super::{Evidence, Main, Outcome};

@@ -1,7 +1,7 @@
 //! The HTTP target: one envelope per POST body, one per response. The test
 //! serves the docs provider through the SDK's transport-free `Session`
 //! behind the testkit's HTTP test server (so a provider can lie on purpose,
-//! which `contextgraph-provider-http` would not let it): green under `--strict` (shutdown does not apply to a URL), and a
+//! which `contextgraph-provider-http-server` would not let it): green under `--strict` (shutdown does not apply to a URL), and a
 //! provider lying about costs over the same server is caught.
 
 use crate::common;
@@ -10,8 +10,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use contextgraph_conformance::{run_suite, Status, Target};
-use contextgraph_provider::{Provider, ProviderError, Session};
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::{Provider, ProviderError, Session};
 use contextgraph_testkit::http_server::{self, Handler};
 use contextgraph_types::{
     Capabilities, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest, VerifyResponse,

@@ -17,7 +17,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use contextgraph_provider::{file_uri_to_path, read_range, sha256_digest, Sha256Hasher};
+use contextgraph_provider_sdk::{file_uri_to_path, read_range, sha256_digest, Sha256Hasher};
 use contextgraph_types::validate::Anchor;
 use contextgraph_types::{
     validate, Capabilities, ContextFrame, ContextQuery, ContextQueryResult, LineRange,

@@ -281,6 +281,7 @@ impl<'f> Flock<'f> {
         loop {
             // SAFETY: flock(2) on a descriptor we own for the lifetime of
             // the guard; no memory is passed.
+            #[allow(unsafe_code)] // one of the crate's three FFI sites
             let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
             if rc == 0 {
                 return Ok(Flock(file));
@@ -296,6 +297,7 @@ impl<'f> Flock<'f> {
 impl Drop for Flock<'_> {
     fn drop(&mut self) {
         // SAFETY: as above; unlocking a descriptor we still own.
+        #[allow(unsafe_code)] // one of the crate's three FFI sites
         unsafe {
             libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
         }

@@ -160,7 +160,7 @@ pub fn is_loopback_host(host: &str) -> bool {
 
 /// The host's client for a provider served over HTTP (C4/C7/C8): it calls a
 /// remote provider, it is not one (formerly `HttpProvider`; the server side
-/// is `contextgraph-provider-http`).
+/// is `contextgraph-provider-http-server`).
 pub struct HttpProviderClient {
     url: reqwest::Url,
     label: String,

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use contextgraph_provider::Provider;
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::{ContextQuery, VerifyRequest, PROTOCOL_VERSION};
 use tokio::time::{timeout_at, Instant};
 

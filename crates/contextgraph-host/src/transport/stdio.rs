@@ -310,6 +310,7 @@ impl ChildProcess {
             // SAFETY: kill(2) with a negative pid signals a process group; it
             // touches no memory of ours. The group was created for this child
             // by `process_group(0)`, so the id is the child's own pid.
+            #[allow(unsafe_code)] // one of the crate's three FFI sites
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }

@@ -11,7 +11,7 @@ use contextgraph_host::consent::{self, ConsentLedger};
 use contextgraph_host::{
     ConsentRecord, ConsentStore, EgressGrant, Host, HostOptions, ProviderOutcome, Revocation,
 };
-use contextgraph_provider::{Provider, ProviderError};
+use contextgraph_provider_sdk::{Provider, ProviderError};
 use contextgraph_types::{
     Capabilities, ConsentReceipt, ContextQuery, ContextQueryResult, DataFlow, EgressScope, Grantor,
     GrantorKind, ProviderInfo, Timestamp,

@@ -9,7 +9,7 @@ use contextgraph_host::{
     ConnectionOptions, HandshakeError, InProcessProvider, ProviderClient, RequestError,
     StdioProvider, TransportKind,
 };
-use contextgraph_provider::{Provider, ProviderError};
+use contextgraph_provider_sdk::{Provider, ProviderError};
 use contextgraph_types::validate::Anchor;
 use contextgraph_types::{
     Capabilities, ContextQuery, ContextQueryResult, DataFlow, EgressScope, ProviderInfo,

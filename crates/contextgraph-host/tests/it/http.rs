@@ -12,7 +12,7 @@ use contextgraph_host::{
     consent, BearerToken, Host, HostError, HostOptions, HttpConfig, HttpError, HttpProviderClient,
     ProviderClient, ProviderDescriptor, ProviderOutcome, RequestError, TransportKind,
 };
-use contextgraph_provider::{FrameBuilder, Provider, ProviderError, Session};
+use contextgraph_provider_sdk::{FrameBuilder, Provider, ProviderError, Session};
 use contextgraph_types::{
     Capabilities, ContextQuery, ContextQueryResult, DataFlow, FrameKind, ProviderInfo,
     QueryCapability, Timestamp,

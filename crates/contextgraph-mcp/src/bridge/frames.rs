@@ -1,7 +1,9 @@
 //! MCP resources → CGP frames: kind by MIME type, the text a frame carries,
 //! and provenance back to the resource URI.
 
-use contextgraph_provider::{file_uri_to_path, sha256_digest, whole_file_provenance, FrameBuilder};
+use contextgraph_provider_sdk::{
+    file_uri_to_path, sha256_digest, whole_file_provenance, FrameBuilder,
+};
 use contextgraph_types::{ContextFrame, FrameKind, Provenance, Timestamp};
 use rmcp::model::{Resource, ResourceContents};
 
@@ -261,7 +263,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.md");
         std::fs::write(&path, "same bytes\n").unwrap();
-        let uri = contextgraph_provider::path_to_file_uri(&path).unwrap();
+        let uri = contextgraph_provider_sdk::path_to_file_uri(&path).unwrap();
         let r = Resource::new(uri.clone(), "a.md");
         let same = resource_frame(&r, "same bytes\n", None, 0.5, "fs", Timestamp::now());
         assert!(same

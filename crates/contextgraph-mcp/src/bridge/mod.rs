@@ -42,7 +42,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use contextgraph_provider::{pack, sha256_digest, Provider, ProviderError};
+use contextgraph_provider_sdk::{pack, sha256_digest, Provider, ProviderError};
 use contextgraph_types::{
     Capabilities, ContextFrame, ContextQuery, ContextQueryResult, DataFlow, EgressScope, FrameKind,
     FrameVerdict, ProviderInfo, QueryCapability, Timestamp, Verdict, VerifyRequest, VerifyResponse,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use contextgraph_mcp::{BridgeOptions, McpBridge};
-use contextgraph_provider::{audit_answer, path_to_file_uri, sha256_digest, Provider};
+use contextgraph_provider_sdk::{audit_answer, path_to_file_uri, sha256_digest, Provider};
 use contextgraph_types::{ContextQuery, ErrorCode, FrameId, FrameKind, Verdict, VerifyRequest};
 
 fn query(goal: &str) -> ContextQuery {

@@ -2,8 +2,8 @@
 //! document a focal file, rank above equally matching others.
 
 use crate::common::{docs_fixture, query};
-use contextgraph_provider::{path_to_file_uri, Provider};
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::{path_to_file_uri, Provider};
 use contextgraph_types::ContextQuery;
 use serde_json::json;
 

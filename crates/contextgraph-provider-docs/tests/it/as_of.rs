@@ -5,8 +5,8 @@
 use std::time::{Duration, SystemTime};
 
 use crate::common::{assert_honest_answer, query, write_file};
-use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::{ContextQuery, Timestamp};
 use serde_json::json;
 

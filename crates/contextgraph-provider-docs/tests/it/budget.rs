@@ -3,8 +3,8 @@
 //! truth about what was left out.
 
 use crate::common::{assert_honest_answer, docs_fixture, query};
-use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::{ContextQuery, ContextQueryResult};
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 //! disk, and its content is exactly those bytes.
 
 use crate::common::{assert_honest_answer, frames_of, query, start, DOCS_BIN};
-use contextgraph_provider::{file_uri_to_path, path_to_file_uri};
+use contextgraph_provider_sdk::{file_uri_to_path, path_to_file_uri};
 use contextgraph_types::{ContextQueryResult, Timestamp};
 use serde_json::Value;
 

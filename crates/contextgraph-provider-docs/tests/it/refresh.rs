@@ -2,8 +2,8 @@
 //! are reflected on the next query without a restart.
 
 use crate::common::{assert_honest_answer, query, write_file};
-use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::{ContextQuery, ContextQueryResult};
 
 fn ask(provider: &DocsProvider, goal: &str) -> ContextQueryResult {

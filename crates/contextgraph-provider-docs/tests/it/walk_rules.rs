@@ -4,8 +4,8 @@
 //! the same rules.
 
 use crate::common::{query, write_file};
-use contextgraph_provider::Provider;
 use contextgraph_provider_docs::{DocsConfig, DocsProvider, PROVIDER_NAME};
+use contextgraph_provider_sdk::Provider;
 use contextgraph_types::{ContextQuery, FrameId, Verdict, VerifyRequest};
 
 fn served_ids(provider: &DocsProvider, goal: &str) -> Vec<String> {

@@ -2,7 +2,7 @@
 //! and `compact` rendering of long items (P2, P4) that resolves to the source.
 
 use crate::common::{ask, q, Fixture};
-use contextgraph_provider::sha256_digest;
+use contextgraph_provider_sdk::sha256_digest;
 use contextgraph_types::{ContextQuery, Representation};
 
 #[test]

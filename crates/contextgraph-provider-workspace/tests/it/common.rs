@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use contextgraph_provider::{audit_answer, Provider};
+use contextgraph_provider_sdk::{audit_answer, Provider};
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, Timestamp};
 
@@ -316,7 +316,7 @@ impl Fixture {
     }
 
     pub fn file_uri(&self, rel: &str) -> String {
-        contextgraph_provider::path_to_file_uri(&self.root().join(rel)).expect("uri")
+        contextgraph_provider_sdk::path_to_file_uri(&self.root().join(rel)).expect("uri")
     }
 }
 
@@ -348,9 +348,9 @@ pub fn find<'a>(result: &'a ContextQueryResult, id: &str) -> Option<&'a ContextF
 /// Re-read a frame's file provenance from disk and hash exactly the range (F5).
 pub fn reread_digest(frame: &ContextFrame) -> Option<String> {
     let p = frame.file_provenance().next()?;
-    let path = contextgraph_provider::file_uri_to_path(p.uri.as_deref()?).ok()?;
+    let path = contextgraph_provider_sdk::file_uri_to_path(p.uri.as_deref()?).ok()?;
     let bytes = std::fs::read(path).ok()?;
     let range = contextgraph_types::LineRange::parse(p.range.as_deref()?)?;
-    let region = contextgraph_provider::read_range(&bytes, range)?;
-    Some(contextgraph_provider::sha256_digest(region))
+    let region = contextgraph_provider_sdk::read_range(&bytes, range)?;
+    Some(contextgraph_provider_sdk::sha256_digest(region))
 }

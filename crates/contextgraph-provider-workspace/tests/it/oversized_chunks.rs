@@ -3,7 +3,7 @@
 //! default budget, with provenance of exactly the bytes served.
 
 use crate::common::{ask, reread_digest, Fixture};
-use contextgraph_provider::sha256_digest;
+use contextgraph_provider_sdk::sha256_digest;
 use contextgraph_types::ContextQuery;
 
 /// The workspace provider's share of `cgp context`'s default budget

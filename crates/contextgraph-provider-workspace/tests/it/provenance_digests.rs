@@ -3,7 +3,7 @@
 //! citation labels and relation names a person reads.
 
 use crate::common::{ask, q, reread_digest, Fixture};
-use contextgraph_provider::sha256_digest;
+use contextgraph_provider_sdk::sha256_digest;
 use contextgraph_types::{ContentFidelity, FrameKind};
 
 #[test]

@@ -2,7 +2,7 @@
 //! valid, stale with the replacement digest, or gone.
 
 use crate::common::{ask, q, Fixture};
-use contextgraph_provider::{audit_verdicts, sha256_digest, Provider};
+use contextgraph_provider_sdk::{audit_verdicts, sha256_digest, Provider};
 use contextgraph_types::{FrameId, Verdict, VerifyRequest};
 
 fn verdict(p: &contextgraph_provider_workspace::WorkspaceProvider, id: &FrameId) -> Verdict {

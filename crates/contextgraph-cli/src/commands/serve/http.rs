@@ -23,10 +23,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use clap::Args;
-use contextgraph_provider::Provider;
-use contextgraph_provider_http::{
+use contextgraph_provider_http_server::{
     serve_until_signal, AuthToken, HttpServeOptions, StderrLog, TlsFiles, DEFAULT_MAX_BODY_BYTES,
 };
+use contextgraph_provider_sdk::Provider;
 
 use crate::commands::files::read_token_file;
 use crate::commands::{CommandError, UsageError};
@@ -116,7 +116,7 @@ pub enum HttpFlagError {
         /// Where it came from (`--token-env VAR` or `--token-file PATH`).
         source_name: String,
         /// Why it cannot be used.
-        reason: contextgraph_provider_http::TokenError,
+        reason: contextgraph_provider_http_server::TokenError,
     },
 }
 
