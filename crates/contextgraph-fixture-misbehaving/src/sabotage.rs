@@ -7,7 +7,9 @@
 //! fault cannot hide in what a host trims.
 
 use contextgraph_provider_sdk::{filter_as_of, pack, rank, sha256_digest, FrameBuilder};
-use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, FrameKind, Timestamp};
+use contextgraph_types::{
+    ContextFrame, ContextQuery, ContextQueryResult, FrameKind, LineRange, Timestamp,
+};
 
 use crate::corpus::derivation;
 use crate::mode::Mode;
@@ -64,13 +66,25 @@ pub fn answer(
 }
 
 /// The per-frame lies, applied to the top-ranked frame (for `stale-digest`,
-/// the top-ranked frame that has file provenance).
+/// the top-ranked frame that has file provenance, preferring one whose range
+/// claims more lines than its content holds: under `range-past-end` the
+/// stale digest then sits exactly where a checker that stops at a range past
+/// the end would never look).
 fn tamper_top_frame(mode: Mode, result: &mut ContextQueryResult) {
     let target = match mode {
-        Mode::StaleDigest => result
-            .frames
-            .iter_mut()
-            .find(|f| f.file_provenance().next().is_some()),
+        Mode::StaleDigest => {
+            let index = result
+                .frames
+                .iter()
+                .position(claims_past_its_content)
+                .or_else(|| {
+                    result
+                        .frames
+                        .iter()
+                        .position(|f| f.file_provenance().next().is_some())
+                });
+            index.and_then(|i| result.frames.get_mut(i))
+        }
         Mode::UnderReportedCost => result.frames.iter_mut().find(|f| f.token_cost > 0),
         _ => result.frames.first_mut(),
     };
@@ -95,6 +109,21 @@ fn tamper_top_frame(mode: Mode, result: &mut ContextQueryResult) {
         }
         _ => {}
     }
+}
+
+/// Whether a file provenance range of `frame` names more lines than its
+/// content has (the `range-past-end` baseline's doing).
+fn claims_past_its_content(frame: &ContextFrame) -> bool {
+    let lines = frame
+        .content
+        .as_deref()
+        .map_or(0, |c| c.split_inclusive('\n').count());
+    frame.file_provenance().any(|p| {
+        p.range
+            .as_deref()
+            .and_then(LineRange::parse)
+            .is_some_and(|r| r.len() as usize > lines)
+    })
 }
 
 /// B3, overstated: pack as if the budget were [`COST_LIE`] smaller, then

@@ -14,15 +14,15 @@ pub const MAX_VERDICTS: usize = 4096;
 
 /// Answer `request` given what is served now: frame id → current content digest.
 ///
-/// Honest rule, per distinct identity in request order:
-/// - another provider's identity → `unknown` (not ours to judge);
+/// Honest rule, per distinct identity in request order, by frame id and
+/// digest (`provider_id` is the host's label for this provider, echoed back
+/// and never judged):
 /// - an id not served any more → `gone`;
 /// - presented digest equal to the current one → `valid` (the only case);
 /// - anything else, a missing digest included → `stale` with the current
 ///   digest as `replacement_digest` (V4: a digest, never a body).
 pub fn verify(
     mode: Mode,
-    provider_id: &str,
     current: &BTreeMap<String, Option<String>>,
     request: &VerifyRequest,
 ) -> VerifyResponse {
@@ -40,21 +40,14 @@ pub fn verify(
             verdict: if mode == Mode::RubberStampVerify {
                 Verdict::Valid
             } else {
-                honest_verdict(provider_id, current, id)
+                honest_verdict(current, id)
             },
         })
         .collect();
     VerifyResponse { verdicts }
 }
 
-fn honest_verdict(
-    provider_id: &str,
-    current: &BTreeMap<String, Option<String>>,
-    id: &FrameId,
-) -> Verdict {
-    if id.provider_id != provider_id {
-        return Verdict::Unknown;
-    }
+fn honest_verdict(current: &BTreeMap<String, Option<String>>, id: &FrameId) -> Verdict {
     match current.get(&id.frame_id) {
         None => Verdict::Gone,
         Some(digest) if id.content_digest.is_some() && *digest == id.content_digest => {
@@ -90,10 +83,10 @@ mod tests {
             ("me", "a", Some("sha256:bb")),
             ("me", "a", None),
             ("me", "zz", Some("sha256:aa")),
-            ("other", "a", Some("sha256:aa")),
+            ("a-host-key", "a", Some("sha256:aa")),
             ("me", "a", Some("sha256:aa")),
         ]);
-        let got: Vec<_> = verify(Mode::Normal, "me", &current(), &req)
+        let got: Vec<_> = verify(Mode::Normal, &current(), &req)
             .verdicts
             .into_iter()
             .map(|v| v.verdict)
@@ -108,7 +101,7 @@ mod tests {
                 stale.clone(),
                 stale,
                 Verdict::Gone,
-                Verdict::Unknown
+                Verdict::Valid
             ]
         );
     }

@@ -7,6 +7,9 @@ mod common;
 
 mod cli;
 mod dir_corpus;
+mod killed;
+mod masking;
+mod misbehaving_baseline;
 mod misbehaving_budget;
 mod misbehaving_correlation;
 mod misbehaving_filters;

@@ -5,7 +5,8 @@
 use contextgraph_fixture_misbehaving::Mode;
 
 /// The sources of the tests that drive the binary in a mode.
-const WIRE_TESTS: [&str; 8] = [
+const WIRE_TESTS: [&str; 9] = [
+    include_str!("misbehaving_baseline.rs"),
     include_str!("misbehaving_frames.rs"),
     include_str!("misbehaving_budget.rs"),
     include_str!("misbehaving_filters.rs"),
@@ -40,6 +41,15 @@ fn every_mode_names_a_rule_and_only_the_gated_ones_are_conformant() {
         .filter(|m| m.is_conformant())
         .map(|m| m.name())
         .collect();
-    assert_eq!(conformant, ["normal", "egress", "egress-scope", "lockstep"]);
-    assert_eq!(Mode::ALL.len(), 35);
+    assert_eq!(
+        conformant,
+        [
+            "normal",
+            "egress",
+            "egress-scope",
+            "lockstep",
+            "range-past-end"
+        ]
+    );
+    assert_eq!(Mode::ALL.len(), 40);
 }

@@ -27,7 +27,11 @@ fn expected(mode: Mode) -> &'static [CheckId] {
         | Mode::BadTimestamp
         | Mode::MalformedDigest
         | Mode::DigestMismatch => &[C::FrameValidity],
-        Mode::StaleDigest => &[C::FileProvenance],
+        Mode::StaleDigest | Mode::RangePastEndStaleDigest => &[C::FileProvenance],
+        Mode::PlaceholderDigest => &[C::FrameValidity],
+        Mode::PlaceholderDigestRubberStampVerify | Mode::PlaceholderDigestHollowVerify => {
+            &[C::FrameValidity, C::VerifyHonesty]
+        }
         Mode::IgnoredKinds => &[C::KindsFilter],
         Mode::IgnoredAsOf => &[C::AsOf],
         Mode::IgnoredAnchors => &[C::AnchorRelevance],
