@@ -146,6 +146,6 @@ impl Engine {
             .into_iter()
             .map(|f| (f.id, f.content_digest))
             .collect();
-        verify::verify(self.mode, &current, request)
+        verify::verify(self.mode, &self.info.name, &current, request)
     }
 }

@@ -100,6 +100,16 @@ pub enum Mode {
     PlaceholderDigestHollowVerify,
     /// Masking case: `range-past-end` *and* `stale-digest`.
     RangePastEndStaleDigest,
+    /// H1/H3 ambiguity: a host of another family gets a `handshake_ack` in
+    /// this provider's own version instead of `incompatible_version`
+    /// (conformant; the suite reports it as ambiguous).
+    AckOwnVersion,
+    /// V2 ambiguity: verify answers `unknown` unless `provider_id` is the
+    /// announced name (conformant; the suite reports it as ambiguous).
+    OwnNameVerify,
+    /// G4 reading: anchored frames are listed first but scored below the
+    /// unanchored ones (conformant: the list order is the ranking).
+    AnchoredLowScore,
 }
 
 /// A fault that a [`Mode`] can lay under its own: the kind of thing another
@@ -123,7 +133,7 @@ struct Entry {
 }
 
 #[rustfmt::skip]
-const CATALOGUE: [Entry; 40] = [
+const CATALOGUE: [Entry; 43] = [
     Entry { mode: Mode::Normal, name: "normal", rule: "none", description: "fully conformant; exercises every declared capability" },
     Entry { mode: Mode::LyingCost, name: "lying-cost", rule: "B3", description: "one frame's token_cost is overstated" },
     Entry { mode: Mode::UnderReportedCost, name: "under-reported-cost", rule: "B3", description: "one frame's token_cost is understated" },
@@ -163,13 +173,16 @@ const CATALOGUE: [Entry; 40] = [
     Entry { mode: Mode::RangePastEnd, name: "range-past-end", rule: "F5", description: "each file's last, short window claims a full 20-line range past the end of the file, its digest over the lines that exist (conformant; a warning)" },
     Entry { mode: Mode::PlaceholderDigestRubberStampVerify, name: "placeholder-digest+rubber-stamp-verify", rule: "D1+V1", description: "placeholder-digest and rubber-stamp-verify at once: the verify fault must not hide behind the digest fault" },
     Entry { mode: Mode::PlaceholderDigestHollowVerify, name: "placeholder-digest+hollow-verify", rule: "D1+V2", description: "placeholder-digest and hollow-verify at once: the verify fault must not hide behind the digest fault" },
+    Entry { mode: Mode::AckOwnVersion, name: "ack-own-version", rule: "H1/H3", description: "answers a host of another family with a handshake_ack in its own version, not incompatible_version (conformant; ambiguous)" },
+    Entry { mode: Mode::OwnNameVerify, name: "own-name-verify", rule: "V2", description: "verify answers unknown unless provider_id is the announced name (conformant; ambiguous)" },
+    Entry { mode: Mode::AnchoredLowScore, name: "anchored-low-score", rule: "G4", description: "lists anchored frames first but scores them below the unanchored ones (conformant: list order is the ranking)" },
     Entry { mode: Mode::RangePastEndStaleDigest, name: "range-past-end+stale-digest", rule: "F5+F5", description: "range-past-end and stale-digest at once: the stale digest must not hide behind the range warning" },
 ];
 
 impl Mode {
     /// Every mode, `normal` first, in catalogue order.
-    pub const ALL: [Mode; 40] = {
-        let mut all = [Mode::Normal; 40];
+    pub const ALL: [Mode; 43] = {
+        let mut all = [Mode::Normal; 43];
         let mut i = 0;
         while i < CATALOGUE.len() {
             all[i] = CATALOGUE[i].mode;
@@ -208,11 +221,20 @@ impl Mode {
     /// Whether a correct host and conformance suite should accept the
     /// provider in this mode: `normal`, `lockstep`, the two egress modes
     /// (which are honest declarations that a host must gate behind consent),
-    /// and `range-past-end` (a warning, not a failure).
+    /// `range-past-end` (a warning, not a failure), and the readings the
+    /// protocol's text leaves open or this project reads permissively
+    /// (`ack-own-version`, `own-name-verify`, `anchored-low-score`).
     pub fn is_conformant(self) -> bool {
         matches!(
             self,
-            Mode::Normal | Mode::Lockstep | Mode::Egress | Mode::EgressScope | Mode::RangePastEnd
+            Mode::Normal
+                | Mode::Lockstep
+                | Mode::Egress
+                | Mode::EgressScope
+                | Mode::RangePastEnd
+                | Mode::AckOwnVersion
+                | Mode::OwnNameVerify
+                | Mode::AnchoredLowScore
         )
     }
 

@@ -13,6 +13,7 @@ use contextgraph_types::{
 
 use crate::corpus::derivation;
 use crate::mode::Mode;
+use crate::relevance::is_anchored;
 
 /// Tokens `lying-cost` adds to one frame's declared cost (B3 wants exact).
 pub const COST_LIE: u32 = 16;
@@ -57,6 +58,11 @@ pub fn answer(
         Mode::IgnoredKinds => ignored_kinds(query, candidates),
         Mode::IgnoredAsOf => ignored_as_of(query, candidates),
         Mode::UnknownKind => with_hologram(query, candidates),
+        Mode::AnchoredLowScore => {
+            let mut result = pack(candidates, query);
+            score_anchored_low(&mut result, query);
+            result
+        }
         _ => {
             let mut result = pack(candidates, query);
             tamper_top_frame(mode, &mut result);
@@ -108,6 +114,30 @@ fn tamper_top_frame(mode: Mode, result: &mut ContextQueryResult) {
             }
         }
         _ => {}
+    }
+}
+
+/// `anchored-low-score`: keep the order (anchored frames first), but scale
+/// the anchored frames' scores below every unanchored one's, so a checker
+/// that compares scores instead of list positions sees "anchored scored
+/// lower". Nothing changes without anchors or without an unanchored frame.
+fn score_anchored_low(result: &mut ContextQueryResult, query: &ContextQuery) {
+    let lowest_unanchored = result
+        .frames
+        .iter()
+        .filter(|f| !is_anchored(f, &query.anchors))
+        .map(|f| f.score)
+        .reduce(f32::min);
+    let Some(lowest) = lowest_unanchored else {
+        return;
+    };
+    for frame in result
+        .frames
+        .iter_mut()
+        .filter(|f| is_anchored(f, &query.anchors))
+    {
+        // In [0, lowest / 2]: still a valid score (F1), strictly lower.
+        frame.score *= lowest / 2.0;
     }
 }
 

@@ -429,7 +429,8 @@ impl Session {
             let line = format!("{STARTUP_LOG_LINE}\n").into_bytes();
             let _ = self.wire.out.send(Outgoing::Raw(line));
         }
-        if versions_compatible(host_version, PROTOCOL_VERSION) {
+        if versions_compatible(host_version, PROTOCOL_VERSION) || self.mode() == Mode::AckOwnVersion
+        {
             self.handshaken = true;
             self.wire.send_ack(&self.wire.engine.handshake_ack());
             return;

@@ -1,5 +1,6 @@
-//! Cache revalidation (V1–V4), honest by default, and the two modes that
-//! break it: `rubber-stamp-verify` (V1) and `hollow-verify` (V2).
+//! Cache revalidation (V1–V4), honest by default, the two modes that
+//! break it: `rubber-stamp-verify` (V1) and `hollow-verify` (V2), and
+//! `own-name-verify`, which reads `provider_id` as its own name.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,6 +24,7 @@ pub const MAX_VERDICTS: usize = 4096;
 ///   digest as `replacement_digest` (V4: a digest, never a body).
 pub fn verify(
     mode: Mode,
+    own_name: &str,
     current: &BTreeMap<String, Option<String>>,
     request: &VerifyRequest,
 ) -> VerifyResponse {
@@ -39,6 +41,9 @@ pub fn verify(
             frame: id.clone(),
             verdict: if mode == Mode::RubberStampVerify {
                 Verdict::Valid
+            } else if mode == Mode::OwnNameVerify && id.provider_id != own_name {
+                // The other reading of `provider_id`: the provider's own name.
+                Verdict::Unknown
             } else {
                 honest_verdict(current, id)
             },
@@ -77,6 +82,20 @@ mod tests {
     }
 
     #[test]
+    fn own_name_verify_answers_unknown_for_a_host_label() {
+        let req = request(&[
+            ("me", "a", Some("sha256:aa")),
+            ("host-key", "a", Some("sha256:aa")),
+        ]);
+        let got: Vec<_> = verify(Mode::OwnNameVerify, "me", &current(), &req)
+            .verdicts
+            .into_iter()
+            .map(|v| v.verdict)
+            .collect();
+        assert_eq!(got, [Verdict::Valid, Verdict::Unknown]);
+    }
+
+    #[test]
     fn honest_verdicts_compare_digests() {
         let req = request(&[
             ("me", "a", Some("sha256:aa")),
@@ -86,7 +105,7 @@ mod tests {
             ("a-host-key", "a", Some("sha256:aa")),
             ("me", "a", Some("sha256:aa")),
         ]);
-        let got: Vec<_> = verify(Mode::Normal, &current(), &req)
+        let got: Vec<_> = verify(Mode::Normal, "me", &current(), &req)
             .verdicts
             .into_iter()
             .map(|v| v.verdict)

@@ -5,7 +5,8 @@
 use contextgraph_fixture_misbehaving::Mode;
 
 /// The sources of the tests that drive the binary in a mode.
-const WIRE_TESTS: [&str; 9] = [
+const WIRE_TESTS: [&str; 10] = [
+    include_str!("misbehaving_readings.rs"),
     include_str!("misbehaving_baseline.rs"),
     include_str!("misbehaving_frames.rs"),
     include_str!("misbehaving_budget.rs"),
@@ -48,8 +49,11 @@ fn every_mode_names_a_rule_and_only_the_gated_ones_are_conformant() {
             "egress",
             "egress-scope",
             "lockstep",
-            "range-past-end"
+            "range-past-end",
+            "ack-own-version",
+            "own-name-verify",
+            "anchored-low-score"
         ]
     );
-    assert_eq!(Mode::ALL.len(), 40);
+    assert_eq!(Mode::ALL.len(), 43);
 }
