@@ -110,6 +110,9 @@ pub enum Mode {
     /// G4 reading: anchored frames are listed first but scored below the
     /// unanchored ones (conformant: the list order is the ranking).
     AnchoredLowScore,
+    /// H3: acknowledges whatever version the host names, a foreign family
+    /// included, claiming to speak it.
+    EchoVersion,
 }
 
 /// A fault that a [`Mode`] can lay under its own: the kind of thing another
@@ -133,7 +136,7 @@ struct Entry {
 }
 
 #[rustfmt::skip]
-const CATALOGUE: [Entry; 43] = [
+const CATALOGUE: [Entry; 44] = [
     Entry { mode: Mode::Normal, name: "normal", rule: "none", description: "fully conformant; exercises every declared capability" },
     Entry { mode: Mode::LyingCost, name: "lying-cost", rule: "B3", description: "one frame's token_cost is overstated" },
     Entry { mode: Mode::UnderReportedCost, name: "under-reported-cost", rule: "B3", description: "one frame's token_cost is understated" },
@@ -176,13 +179,14 @@ const CATALOGUE: [Entry; 43] = [
     Entry { mode: Mode::AckOwnVersion, name: "ack-own-version", rule: "H1/H3", description: "answers a host of another family with a handshake_ack in its own version, not incompatible_version (conformant; ambiguous)" },
     Entry { mode: Mode::OwnNameVerify, name: "own-name-verify", rule: "V2", description: "verify answers unknown unless provider_id is the announced name (conformant; ambiguous)" },
     Entry { mode: Mode::AnchoredLowScore, name: "anchored-low-score", rule: "G4", description: "lists anchored frames first but scores them below the unanchored ones (conformant: list order is the ranking)" },
+    Entry { mode: Mode::EchoVersion, name: "echo-version", rule: "H3", description: "acknowledges whatever version the host names, contextgraph/2.0 included" },
     Entry { mode: Mode::RangePastEndStaleDigest, name: "range-past-end+stale-digest", rule: "F5+F5", description: "range-past-end and stale-digest at once: the stale digest must not hide behind the range warning" },
 ];
 
 impl Mode {
     /// Every mode, `normal` first, in catalogue order.
-    pub const ALL: [Mode; 43] = {
-        let mut all = [Mode::Normal; 43];
+    pub const ALL: [Mode; 44] = {
+        let mut all = [Mode::Normal; 44];
         let mut i = 0;
         while i < CATALOGUE.len() {
             all[i] = CATALOGUE[i].mode;

@@ -435,6 +435,18 @@ impl Session {
             self.wire.send_ack(&self.wire.engine.handshake_ack());
             return;
         }
+        if self.mode() == Mode::EchoVersion {
+            self.handshaken = true;
+            let mut ack = self.wire.engine.handshake_ack();
+            if let Envelope::HandshakeAck {
+                protocol_version, ..
+            } = &mut ack
+            {
+                *protocol_version = bounded(host_version, 64);
+            }
+            self.wire.send_ack(&ack);
+            return;
+        }
         let ours = protocol_family(PROTOCOL_VERSION).unwrap_or(PROTOCOL_VERSION);
         let shown = bounded(host_version, 64);
         let theirs = match protocol_family(host_version) {

@@ -38,6 +38,7 @@ fn expected(mode: Mode) -> &'static [CheckId] {
         Mode::RubberStampVerify | Mode::HollowVerify => &[C::VerifyHonesty],
         Mode::DroppedId | Mode::WrongId => &[C::Correlation],
         Mode::WrongVersion => &[C::Handshake],
+        Mode::EchoVersion => &[C::VersionMismatch],
         Mode::ScopeLie => &[C::ConsentScope],
         Mode::RepresentationLie => &[C::Representations],
         Mode::CrashOnQuery => &[C::QueryAnswered],
