@@ -138,7 +138,24 @@ pub fn provider_declaration_len(provider: &str) -> usize {
 /// titled `function lib::parse (src/lib.rs)`, gets no title; a section
 /// labelled `retry.md`, titled `Retry policy`, keeps it.
 pub fn title_adds_to(title: &str, label: &str) -> bool {
-    let label = label.to_lowercase();
+    // Asked of every candidate frame (its header counts against the budget),
+    // so the usual all-ASCII case compares bytes without allocating; any
+    // other text is lowercased the Unicode way, as before.
+    let ascii = title.is_ascii() && label.is_ascii();
+    let lowered_label = if ascii {
+        String::new()
+    } else {
+        label.to_lowercase()
+    };
+    let label_holds = |word: &str| {
+        if ascii {
+            let (hay, needle) = (label.as_bytes(), word.as_bytes());
+            hay.windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle))
+        } else {
+            lowered_label.contains(&word.to_lowercase())
+        }
+    };
     let (mut novel, mut total) = (0usize, 0usize);
     for word in title.split_whitespace() {
         let word =
@@ -147,7 +164,7 @@ pub fn title_adds_to(title: &str, label: &str) -> bool {
             continue;
         }
         total += word.len();
-        if !label.contains(&word.to_lowercase()) {
+        if !label_holds(word) {
             novel += word.len();
         }
     }
@@ -269,6 +286,48 @@ pub fn render_prompt<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The allocation-free ASCII path decides as the Unicode path does.
+    #[test]
+    fn title_check_is_the_same_with_or_without_the_ascii_fast_path() {
+        fn by_lowercasing(title: &str, label: &str) -> bool {
+            let label = label.to_lowercase();
+            let (mut novel, mut total) = (0usize, 0usize);
+            for word in title.split_whitespace() {
+                let word = word
+                    .trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':'));
+                if word.is_empty() {
+                    continue;
+                }
+                total += word.len();
+                if !label.contains(&word.to_lowercase()) {
+                    novel += word.len();
+                }
+            }
+            novel > 0 && novel * 2 >= total
+        }
+        let cases = [
+            (
+                "function lib::parse (src/lib.rs)",
+                "src/lib.rs L4-30 lib::parse",
+            ),
+            ("Retry policy", "retry.md"),
+            ("RETRY Policy", "docs/Retry-POLICY.md"),
+            ("", "anything"),
+            ("(;)", "x"),
+            ("a b c d", "A"),
+            ("Überblick der Architektur", "docs/überblick.md"),
+            ("ÜBERBLICK", "überblick.md"),
+            ("long-title-word", "lo"),
+        ];
+        for (title, label) in cases {
+            assert_eq!(
+                title_adds_to(title, label),
+                by_lowercasing(title, label),
+                "{title:?} beside {label:?}"
+            );
+        }
+    }
 
     #[test]
     fn predicted_lengths_match_rendered_lengths() {
