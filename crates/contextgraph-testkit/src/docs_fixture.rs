@@ -57,6 +57,29 @@ pub fn docs_fixture() -> TempDir {
     dir
 }
 
+/// A small folder about a retry policy, for runs of the conformance suite
+/// and the HTTP server against the docs provider: `retry.md` (three
+/// sections), `guide/overview.md` (two, with a relative link) and
+/// `notes.txt`.
+pub fn markdown_folder() -> TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let files = [
+        (
+            "retry.md",
+            "# Retry policy\n\nRequests are retried with exponential backoff.\n\n## Backoff\n\nThe first delay is 100 ms and doubles after each attempt, up to `max_attempts` (4).\n\n## Timeouts\n\nEach attempt has a 30 second timeout; a timed-out attempt counts as a failure.\n",
+        ),
+        (
+            "guide/overview.md",
+            "# Overview\n\nThis project retries network calls. See [the retry policy](../retry.md).\n\n## Configuration\n\nSet `backoff_ms` and `max_attempts` in the client configuration.\n",
+        ),
+        ("notes.txt", "Timeouts and retries are configured per client.\n"),
+    ];
+    for (rel, text) in files {
+        write_file(dir.path(), rel, text);
+    }
+    dir
+}
+
 /// Write `text` to `root/rel`, creating directories.
 pub fn write_file(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);

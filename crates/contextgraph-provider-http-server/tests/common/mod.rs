@@ -16,24 +16,8 @@ use contextgraph_provider_sdk::Provider;
 /// Generous bound on anything a test waits for.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
-/// A folder of Markdown about a retry policy.
-pub fn markdown_folder() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let write = |rel: &str, text: &str| {
-        let path = dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "retry.md",
-        "# Retry policy\n\nRequests are retried with exponential backoff.\n\n## Backoff\n\nThe first delay is 100 ms and doubles after each attempt, up to `max_attempts` (4).\n\n## Timeouts\n\nEach attempt has a 30 second timeout; a timed-out attempt counts as a failure.\n",
-    );
-    write(
-        "guide/overview.md",
-        "# Overview\n\nThis project retries network calls. See [the retry policy](../retry.md).\n\n## Configuration\n\nSet `backoff_ms` and `max_attempts` in the client configuration.\n",
-    );
-    dir
-}
+/// The testkit's folder about a retry policy.
+pub use contextgraph_testkit::docs_fixture::markdown_folder;
 
 /// The docs provider over `folder`.
 pub fn docs(folder: &tempfile::TempDir) -> DocsProvider {

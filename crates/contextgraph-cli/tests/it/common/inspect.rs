@@ -37,26 +37,8 @@ where
         .expect("run cgp")
 }
 
-/// A folder of Markdown about a retry policy.
-pub fn markdown_folder() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let write = |rel: &str, text: &str| {
-        let path = dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create folders");
-        }
-        std::fs::write(path, text).expect("write a document");
-    };
-    write(
-        "retry.md",
-        "# Retry policy\n\nRequests are retried with exponential backoff.\n\n## Backoff\n\nThe first delay is 100 ms and doubles after each attempt.\n\n## Timeouts\n\nEach attempt has a 30 second timeout.\n",
-    );
-    write(
-        "guide/overview.md",
-        "# Overview\n\nNetwork calls are retried; see [the retry policy](../retry.md).\n",
-    );
-    dir
-}
+/// The testkit's folder about a retry policy.
+pub use contextgraph_testkit::docs_fixture::markdown_folder;
 
 /// Lossy text of a byte stream.
 pub fn text(bytes: &[u8]) -> String {
