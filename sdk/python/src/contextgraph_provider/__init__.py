@@ -21,7 +21,6 @@ at stderr so stray output cannot corrupt it.
 
 from .audit import Violation, audit_answer, audit_frame, complete_verdicts, verdict_by_digest
 from .frames import Frame, clamp_score, frame, relation
-from .http import ExposureError, HttpProviderServer, serve_http
 from .pack import Result, filter_as_of, filter_kinds, pack, rank
 from .provenance import (
     FileExcerpt,
@@ -36,7 +35,6 @@ from .provenance import (
 )
 from .provider import Provider, ProviderError
 from .query import Query, QueryError, parse_query
-from .run import run
 from .session import Session
 from .stdio import serve, serve_stdio
 from .wire import (
@@ -52,6 +50,27 @@ from .wire import (
 )
 
 __version__ = "0.1.0"
+
+# The HTTP server (and `run`, which can start it) pull in http.server and
+# ssl, a large share of start-up time; a stdio provider never needs them, so
+# they are imported on first use (PEP 562).
+_LAZY = {
+    "ExposureError": "http",
+    "HttpProviderServer": "http",
+    "serve_http": "http",
+    "run": "run",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    from importlib import import_module
+
+    value = getattr(import_module("." + module, __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "KINDS", "PROTOCOL_VERSION", "ExposureError", "FileExcerpt", "Frame", "HttpProviderServer",

@@ -15,7 +15,6 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from .http import ExposureError, serve_http
 from .provider import Provider
 from .stdio import serve_stdio
 
@@ -43,6 +42,8 @@ def run(provider: Provider, argv: Optional[Sequence[str]] = None) -> int:
             parser.error("--token-env, --token-file and --tls-cert need --http")
         serve_stdio(provider)
         return 0
+    from .http import ExposureError, serve_http
+
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env)
