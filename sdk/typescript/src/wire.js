@@ -31,9 +31,26 @@ export function sha256Digest(data) {
   return "sha256:" + createHash("sha256").update(data).digest("hex");
 }
 
+// Digests of recent contents. The honesty guard recomputes every frame's
+// digest before it is sent, and a provider serves the same contents again
+// and again; a fresh node:crypto hash costs several microseconds, a lookup
+// a fraction of one. Keyed by the content itself, so a hit is the digest
+// of exactly these bytes. Bounded: cleared when full; long contents are
+// not kept.
+const DIGEST_CACHE_ENTRIES = 4096;
+const DIGEST_CACHE_MAX_CHARS = 16384;
+const digestCache = new Map();
+
 /** D1: the digest of inline content, over its exact UTF-8 bytes. */
 export function contentDigest(content) {
-  return sha256Digest(Buffer.from(content, "utf8"));
+  const cached = digestCache.get(content);
+  if (cached !== undefined) return cached;
+  const digest = sha256Digest(Buffer.from(content, "utf8"));
+  if (content.length <= DIGEST_CACHE_MAX_CHARS) {
+    if (digestCache.size >= DIGEST_CACHE_ENTRIES) digestCache.clear();
+    digestCache.set(content, digest);
+  }
+  return digest;
 }
 
 export function isSha256Digest(text) {
