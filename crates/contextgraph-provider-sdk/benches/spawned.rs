@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{sync_channel, TrySendError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,8 @@ use contextgraph_types::{
 };
 
 const IN_FLIGHT: usize = 64;
+/// Queries written per write when the window has room.
+const BATCH: usize = 16;
 const WARMUP: usize = 1_000;
 const QUERIES: usize = 5_000;
 const ROUNDS: usize = 7;
@@ -222,18 +224,25 @@ fn pump(r: &mut Running, n: usize) -> f64 {
         let stdin = &mut r.stdin;
         s.spawn(move || {
             let mut batch = String::new();
+            let mut flush = |batch: &mut String| {
+                stdin.write_all(batch.as_bytes()).expect("query written");
+                stdin.flush().expect("flushed");
+                batch.clear();
+            };
             for i in 0..n {
-                tokens_tx.send(()).expect("reader alive");
+                // A full window: send what is queued before waiting for a
+                // reply to free a slot, so every counted query is in flight.
+                if let Err(TrySendError::Full(())) = tokens_tx.try_send(()) {
+                    flush(&mut batch);
+                    tokens_tx.send(()).expect("reader alive");
+                }
                 batch.push_str(&query_line(i));
-                // Write what the window allows in one go, as a host would.
-                if tokens_tx_is_full(i, n) {
-                    stdin.write_all(batch.as_bytes()).expect("query written");
-                    stdin.flush().expect("flushed");
-                    batch.clear();
+                // Otherwise write in small batches, as a pipelining host would.
+                if (i + 1).is_multiple_of(BATCH) {
+                    flush(&mut batch);
                 }
             }
-            stdin.write_all(batch.as_bytes()).expect("query written");
-            stdin.flush().expect("flushed");
+            flush(&mut batch);
         });
         let mut line = String::new();
         for _ in 0..n {
@@ -247,12 +256,6 @@ fn pump(r: &mut Running, n: usize) -> f64 {
         }
     });
     started.elapsed().as_secs_f64()
-}
-
-/// Flush every 16 queries: small batches keep the window full without
-/// waiting for a reply to free each slot one by one.
-fn tokens_tx_is_full(i: usize, n: usize) -> bool {
-    (i + 1) % 16 == 0 || i + 1 == n
 }
 
 fn measure(label: &str, command: &[String], env: &[(&str, String)]) -> f64 {
