@@ -267,7 +267,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "vendor"))
 
-from contextgraph_provider import (  # noqa: E402
+from contextgraph_provider import (  # after the sys.path line above, on purpose
     Provider, format_timestamp, frame, pack, path_to_file_uri, run, verdict_by_digest,
     whole_file_provenance,
 )
