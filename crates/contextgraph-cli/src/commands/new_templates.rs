@@ -412,7 +412,8 @@ pub(crate) const TYPESCRIPT: [File; 6] = [
 // `doc` frame, with whole-file provenance (F5), dated by its modification
 // time (so `as_of` can exclude it), and verifiable by digest. Plain ES
 // modules with JSDoc types: runs on Node >= 18 with nothing to install, and
-// type-checks against the SDK's published types (`npx -p typescript tsc`).
+// type-checks against the SDK's published types
+// (`npm i -D typescript @types/node && npx tsc`).
 //
 //   node provider.js [FOLDER]                        # stdio, for a host to spawn
 //   node provider.js [FOLDER] --http 127.0.0.1:8700  # HTTP on loopback
