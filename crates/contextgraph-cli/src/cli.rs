@@ -10,6 +10,7 @@ use crate::commands::consent::ConsentArgs;
 use crate::commands::context::ContextArgs;
 use crate::commands::inspect::InspectArgs;
 use crate::commands::mcp::McpArgs;
+use crate::commands::new::NewArgs;
 use crate::commands::providers::ProvidersArgs;
 use crate::commands::serve::ServeArgs;
 use crate::commands::trust::TrustArgs;
@@ -92,6 +93,8 @@ pub enum Command {
     Bridge(BridgeArgs),
     /// Let a workspace cgp.toml run its programs and reach the network (after you have read it).
     Trust(TrustArgs),
+    /// Write a new provider project (Rust, Python or TypeScript) that passes `cgp inspect --strict` out of the box.
+    New(NewArgs),
 }
 
 /// Parse the process arguments. On `--help`/`--version` the text is printed

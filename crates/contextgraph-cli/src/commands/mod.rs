@@ -13,6 +13,8 @@ pub mod context;
 pub mod files;
 pub mod inspect;
 pub mod mcp;
+pub mod new;
+mod new_templates;
 pub mod providers;
 pub mod serve;
 pub mod trust;
@@ -47,5 +49,6 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Mcp(args) => mcp::run(args),
         Command::Bridge(args) => bridge::run(args),
         Command::Trust(args) => trust::run(args),
+        Command::New(args) => new::run(args),
     }
 }
