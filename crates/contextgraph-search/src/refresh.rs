@@ -213,7 +213,7 @@ impl Workspace {
         }
         removed.sort();
         let now = (shared.options.clock)();
-        let outcomes = self.process_all(&work, now, deadline);
+        let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
         for (i, ((file, previous), outcome)) in work.into_iter().zip(outcomes).enumerate() {
             let Some(outcome) = outcome else {
@@ -340,12 +340,15 @@ impl Workspace {
         .clamp(1, 16)
     }
 
-    /// Read, gate and chunk files on all cores, with progress when asked.
+    /// Read, gate and chunk files on all cores, with progress when asked
+    /// (counting the first `indexing` items: the rest are only verified, a
+    /// read and a hash, and no reason to announce an index).
     /// `None` marks a file not started before `deadline`; `Some(None)` one
     /// that could not be read (it vanished).
     fn process_all(
         &self,
         work: &[(WalkedFile, Option<FileRecord>)],
+        indexing: usize,
         now: Timestamp,
         deadline: Option<Instant>,
     ) -> Vec<Option<Option<FileRecord>>> {
@@ -355,7 +358,7 @@ impl Workspace {
         let results: Vec<Mutex<Option<Option<FileRecord>>>> =
             work.iter().map(|_| Mutex::new(None)).collect();
         let options = &self.shared.options;
-        let mut progress = Progress::start(options.progress_label, work.len(), options.progress);
+        let mut progress = Progress::start(options.progress_label, indexing, options.progress);
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| loop {
@@ -377,7 +380,7 @@ impl Workspace {
                 // Until every file is done or the workers stopped at the deadline.
                 loop {
                     let d = done.load(Ordering::Relaxed);
-                    progress.tick(d);
+                    progress.tick(d.min(indexing));
                     let stopped = deadline.is_some_and(|dl| Instant::now() >= dl)
                         && d >= next.load(Ordering::Relaxed).min(work.len());
                     if d >= work.len() || stopped {
@@ -388,7 +391,7 @@ impl Workspace {
             }
         });
         if let Some(progress) = progress {
-            progress.finish(done.load(Ordering::Relaxed));
+            progress.finish(done.load(Ordering::Relaxed).min(indexing));
         }
         results
             .into_iter()

@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use foldhash::{HashSet, HashSetExt};
-
 use crate::tree::{Freshness, KnownFile, RulesFile, Stamp, Tree, IGNORE_FILE_NAMES};
 use crate::walk::{verdict, walk_under, Walk, WalkOptions, WalkedFile};
 
@@ -135,15 +133,41 @@ pub(crate) fn quick_scan(
 ) -> Option<Delta> {
     let mut delta = Delta::default();
     // One parallel pass of stats over every known directory and file.
-    let dirs: Vec<String> = tree.dirs.keys().cloned().collect();
-    let files: Vec<String> = tree.files.keys().cloned().collect();
-    let rels: Vec<&str> = dirs.iter().chain(&files).map(String::as_str).collect();
-    let mut stamps = stat_all(root, &rels, threads);
-    let file_stamps = stamps.split_off(dirs.len());
-    let dir_stamps = stamps;
+    // Only the paths whose stamp differs are copied out of the tree (to
+    // update it): on an unchanged tree, nothing is.
+    let (dirs, files) = {
+        let rels: Vec<&str> = tree
+            .dirs
+            .keys()
+            .chain(tree.files.keys())
+            .map(String::as_str)
+            .collect();
+        let stamps = stat_all(root, &rels, threads);
+        let n_dirs = tree.dirs.len();
+        let mut dirs: Vec<(String, Option<Stamp>)> = Vec::new();
+        let mut files: Vec<(String, Option<Stamp>)> = Vec::new();
+        for (i, (rel, now)) in rels.iter().zip(stamps).enumerate() {
+            if i < n_dirs {
+                let same = matches!(
+                    (tree.dirs.get(*rel), now),
+                    (Some(Some(s)), Some(n)) if *s == n && n.is_dir()
+                );
+                if !same {
+                    dirs.push(((*rel).to_owned(), now));
+                }
+            } else if tree
+                .files
+                .get(*rel)
+                .is_none_or(|k| k.freshness(now) != Freshness::Same)
+            {
+                files.push(((*rel).to_owned(), now));
+            }
+        }
+        (dirs, files)
+    };
 
     let mut relist: Vec<&str> = Vec::new();
-    for (dir, now) in dirs.iter().zip(&dir_stamps) {
+    for (dir, now) in &dirs {
         match now.filter(Stamp::is_dir) {
             None => {
                 // Gone (its files are found gone one by one below); the
@@ -153,7 +177,6 @@ pub(crate) fn quick_scan(
                 tree.rules.retain(|p, _| p.parent() != Some(abs.as_path()));
                 delta.tree_changed = true;
             }
-            Some(now) if tree.dirs.get(dir) == Some(&Some(now)) => {}
             Some(now) => {
                 // The stamp taken before the listing is the one kept: a
                 // change during the listing then shows next time.
@@ -183,9 +206,8 @@ pub(crate) fn quick_scan(
         note_new_files(root, &listed, tree, scan_start_ns, &mut delta);
     }
     // Known files: only a changed stamp needs a verdict.
-    let mut seen_gone: HashSet<&str> = HashSet::new();
-    for (rel, now) in files.iter().zip(file_stamps) {
-        let Some(known) = tree.files.get_mut(rel) else {
+    for (rel, now) in files {
+        let Some(known) = tree.files.get_mut(&rel) else {
             continue;
         };
         match known.freshness(now) {
@@ -196,7 +218,7 @@ pub(crate) fn quick_scan(
                 delta.tree_changed = true;
                 if known.skipped.is_none() {
                     // Left-out files are judged by their stamp alone.
-                    delta.verify.push(walked_file(root, rel, now));
+                    delta.verify.push(walked_file(root, &rel, now));
                 }
                 continue;
             }
@@ -204,14 +226,14 @@ pub(crate) fn quick_scan(
         }
         delta.tree_changed = true;
         let was_admitted = known.skipped.is_none();
-        let abs = root.join(rel);
+        let abs = root.join(&rel);
         let meta = std::fs::symlink_metadata(&abs)
             .ok()
             .filter(|m| !m.file_type().is_dir());
         let Some(meta) = meta else {
-            tree.files.remove(rel);
-            if was_admitted && seen_gone.insert(rel) {
-                delta.gone.push(rel.clone());
+            tree.files.remove(&rel);
+            if was_admitted {
+                delta.gone.push(rel);
             }
             continue;
         };
@@ -229,7 +251,7 @@ pub(crate) fn quick_scan(
                     KnownFile::seen(stamp, scan_start_ns, Some(reason)),
                 );
                 if was_admitted {
-                    delta.gone.push(rel.clone());
+                    delta.gone.push(rel);
                 }
             }
         }
