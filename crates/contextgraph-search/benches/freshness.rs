@@ -45,6 +45,24 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// CPU time (user + system, all threads) this process has used, in ms:
+/// on a loaded machine the wall clock measures the queue as much as the
+/// work, this measures the work.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the line, in clock ticks (100 per second).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) * 10.0
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -82,6 +100,13 @@ fn child(mode: &str, tree: &Path, cache: &Path) {
     let t = Instant::now();
     let (ws, _) = Workspace::open(tree, options(cache)).expect("open");
     let open = t.elapsed();
+    if mode == "loop" {
+        // For a profiler: the quick check over and over.
+        for _ in 0..40 {
+            ws.refresh().expect("refresh");
+        }
+        return;
+    }
     let t = Instant::now();
     let report = if mode == "walk" {
         ws.refresh_by_full_walk()
@@ -166,14 +191,17 @@ fn main() {
 
     // Unchanged tree: quick check vs full walk, interleaved.
     let (mut quick, mut walk) = (Vec::new(), Vec::new());
+    let (mut quick_cpu, mut walk_cpu) = (0.0, 0.0);
     for _ in 0..rounds {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_ms());
         let r = ws.refresh().expect("refresh");
         quick.push(ms(t.elapsed()));
+        quick_cpu += cpu_ms() - c;
         assert!(!r.changed_anything(), "{r:?}");
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_ms());
         let r = ws.refresh_by_full_walk().expect("refresh");
         walk.push(ms(t.elapsed()));
+        walk_cpu += cpu_ms() - c;
         assert!(!r.changed_anything(), "{r:?}");
     }
     // One quick check after the last full walk, which rebuilt the tree.
@@ -186,6 +214,11 @@ fn main() {
         p90(walk.clone()),
         median(walk) / median(quick)
     );
+    println!(
+        "unchanged tree, CPU time per check (user + system, all threads): quick check {:.1} ms | full walk {:.1} ms",
+        quick_cpu / rounds as f64,
+        walk_cpu / rounds as f64
+    );
 
     // One edited file: re-indexed and found.
     let target = find_rs(&tree).expect("a .rs file in the corpus");
@@ -196,13 +229,15 @@ fn main() {
         .into_owned();
     let original = std::fs::read(&target).expect("read");
     let (mut quick, mut walk) = (Vec::new(), Vec::new());
-    for i in 0..rounds.min(9) {
+    let (mut quick_cpu, mut walk_cpu) = (0.0, 0.0);
+    let edits = rounds.min(9);
+    for i in 0..edits {
         for full in [false, true] {
             let name = format!("freshness_probe_{i}_{}", u8::from(full));
             let mut bytes = original.clone();
             bytes.extend_from_slice(format!("\npub fn {name}() {{}}\n").as_bytes());
             std::fs::write(&target, &bytes).expect("write");
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_ms());
             let r = if full {
                 ws.refresh_by_full_walk()
             } else {
@@ -212,14 +247,17 @@ fn main() {
             assert!(found(&ws, &name, &rel), "{name} not found ({r:?})");
             let d = ms(t.elapsed());
             if full { &mut walk } else { &mut quick }.push(d);
+            *if full { &mut walk_cpu } else { &mut quick_cpu } += cpu_ms() - c;
         }
     }
     std::fs::write(&target, &original).expect("restore");
     ws.refresh().expect("refresh");
     println!(
-        "one edited file re-indexed and found: quick check p50 {:.1} ms | full walk p50 {:.1} ms",
+        "one edited file re-indexed and found: quick check p50 {:.1} ms (CPU {:.1} ms) | full walk p50 {:.1} ms (CPU {:.1} ms)",
         median(quick),
-        median(walk)
+        quick_cpu / edits as f64,
+        median(walk),
+        walk_cpu / edits as f64
     );
     drop(ws);
 

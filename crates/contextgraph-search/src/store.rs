@@ -8,7 +8,11 @@
 //! [`WorkspaceOptions::cache_dir`](crate::WorkspaceOptions), the environment
 //! variable [`CACHE_DIR_ENV`], `$XDG_CACHE_HOME/contextgraph/workspace`,
 //! `$HOME/.cache/contextgraph/workspace`. The directory holds `index.bin`
-//! (snapshot) and `journal.bin` (changes since the snapshot).
+//! (snapshot), `journal.bin` (changes since the snapshot) and `tree.bin`
+//! (what the freshness check remembers of the files, see [`crate::tree`]:
+//! a hint bound to the stamps of the other two, written after them, so it
+//! is trusted only for the exact index it describes; the index format
+//! itself is unchanged by it).
 //!
 //! # Format and trust
 //!
