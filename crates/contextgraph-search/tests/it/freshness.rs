@@ -176,3 +176,27 @@ fn a_corrupt_saved_tree_costs_a_walk_not_a_stale_answer() {
         ["src/extra/added.rs#extra::added::patient_lynx"]
     );
 }
+
+#[test]
+fn the_check_before_an_answer_does_not_wait_for_the_watcher() {
+    // The watcher only hastens a refresh; the check before an answer stats
+    // the files itself, so a change the watcher has not processed yet (its
+    // debounce still running, or its events lost to a queue overflow) is
+    // already in the answer.
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let _watch = ws
+        .watch(Duration::from_secs(3600), |e| panic!("refresh failed: {e}"))
+        .expect("watch");
+    write_files(
+        dir.path(),
+        &[("src/quiet/unseen.rs", "pub fn unheralded_ibis() {}\n")],
+    );
+    let report = ws.refresh_within(Duration::from_secs(5)).expect("refresh");
+    assert!(report.pending.is_empty());
+    assert_eq!(
+        hits(&ws, "unheralded_ibis"),
+        ["src/quiet/unseen.rs#quiet::unseen::unheralded_ibis"]
+    );
+}
