@@ -184,7 +184,7 @@ impl Workspace {
                 // is read again.
                 let stamp_moved = |rel: &str| {
                     let before = previous_tree.as_ref().and_then(|t| t.files.get(rel));
-                    let now = tree.files.get(rel);
+                    let now = tree.as_ref().and_then(|t| t.files.get(rel));
                     matches!(
                         (before.and_then(|k| k.stamp), now.and_then(|k| k.stamp)),
                         (Some(b), Some(n)) if b != n
@@ -208,7 +208,7 @@ impl Workspace {
                     }
                 }
                 drop(index);
-                *tree_slot = Some(tree);
+                *tree_slot = tree;
             }
         }
         removed.sort();

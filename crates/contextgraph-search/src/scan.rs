@@ -64,14 +64,19 @@ fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
 }
 
 /// Walk in full and remember the tree the walk saw, every stamp taken
-/// after the walk (see [`crate::tree`] on why that is safe).
+/// after the walk (see [`crate::tree`] on why that is safe). No tree when
+/// a path the walk met cannot be named by its `/`-separated string (not
+/// UTF-8): the quick check would find it gone, so every check walks.
 pub(crate) fn full_scan(
     root: &Path,
     options: &WalkOptions,
     scan_start_ns: i64,
     threads: usize,
-) -> (Walk, Tree) {
+) -> (Walk, Option<Tree>) {
     let walked = walk_under(root, root, None, options);
+    if walked.files.iter().any(|f| f.abs_path.to_str().is_none()) {
+        return (walked, None);
+    }
     let mut tree = Tree::default();
     let dirs: Vec<&str> = walked.dirs.iter().map(String::as_str).collect();
     for (dir, stamp) in dirs.iter().zip(stat_all(root, &dirs, threads)) {
@@ -117,7 +122,14 @@ pub(crate) fn full_scan(
         tree.rules
             .insert(path, RulesFile::observed(now, scan_start_ns));
     }
-    (walked, tree)
+    // A left-out file or a directory whose name is not UTF-8 shows only in
+    // its lossy string, which names nothing on disk.
+    let lossy = walked
+        .dirs
+        .iter()
+        .chain(walked.skipped.iter().map(|(p, _)| p))
+        .any(|p| p.contains(char::REPLACEMENT_CHARACTER));
+    (walked, (!lossy).then_some(tree))
 }
 
 /// Bring `tree` up to date with the files and say what changed, or `None`

@@ -31,6 +31,7 @@ fn scanned() -> (tempfile::TempDir, std::path::PathBuf, Tree) {
     write(&root, ".gitignore", "target/\n");
     write(&root, "target/out.rs", "pub fn built() {}\n");
     let (walked, tree) = full_scan(&root, &WalkOptions::default(), later(), 2);
+    let tree = tree.expect("every path is UTF-8");
     assert!(walked.files.iter().any(|f| f.rel_path == "src/deep/mod.rs"));
     assert!(!walked
         .files
@@ -158,7 +159,8 @@ fn stamps_too_fresh_to_trust_are_verified_not_reported_changed() {
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     write(&root, "src/lib.rs", "pub fn alpha() {}\n");
     let now = nanos(SystemTime::now());
-    let (_, mut tree) = full_scan(&root, &WalkOptions::default(), now, 2);
+    let (_, tree) = full_scan(&root, &WalkOptions::default(), now, 2);
+    let mut tree = tree.expect("every path is UTF-8");
     let delta = quick_scan(&root, &mut tree, &WalkOptions::default(), now, 2).expect("quick");
     assert!(delta.candidates.is_empty());
     assert_eq!(paths(&delta.verify), ["src/lib.rs"]);
@@ -167,4 +169,18 @@ fn stamps_too_fresh_to_trust_are_verified_not_reported_changed() {
     assert_eq!(paths(&delta.verify), ["src/lib.rs"]);
     let delta = quick(&root, &mut tree).expect("quick");
     assert!(delta.verify.is_empty() && delta.candidates.is_empty());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_name_that_is_not_utf8_keeps_every_check_a_full_walk() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    write(&root, "src/lib.rs", "pub fn alpha() {}\n");
+    let name = std::ffi::OsStr::from_bytes(b"odd\xff.rs");
+    std::fs::write(root.join("src").join(name), "pub fn omega() {}\n").expect("write");
+    let (walked, tree) = full_scan(&root, &WalkOptions::default(), later(), 2);
+    assert_eq!(walked.files.len(), 2);
+    assert!(tree.is_none());
 }
