@@ -52,10 +52,12 @@ impl RefreshReport {
 }
 
 impl Workspace {
-    /// Bring the index up to date with the files: a metadata scan (size and
-    /// modification time of every file against the index), then only files
-    /// whose content hash changed are re-chunked, on all cores
-    /// (metadata-only changes are re-hashed and kept), deleted and
+    /// Bring the index up to date with the files: a metadata check (the
+    /// quick check of `scan.rs`: one `lstat` per known file and
+    /// directory, a listing only of directories whose stamp changed, a full
+    /// walk only when ignore rules changed or nothing is remembered yet),
+    /// then only files whose content hash changed are re-chunked, on all
+    /// cores (metadata-only changes are re-hashed and kept), deleted and
     /// renamed-away files are removed, and the changes are appended to the
     /// persistent journal. Queries keep being answered from the previous
     /// index while this runs.

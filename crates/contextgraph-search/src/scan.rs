@@ -41,26 +41,85 @@ fn abs_of(root: &Path, rel: &str) -> PathBuf {
 }
 
 /// The stamps of `root/rel` for every `rel`, on up to `threads` threads.
+/// Paths in order (as the tree keeps them) share their directory with
+/// their neighbours, which [`stat_run`] exploits.
 fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
     let mut out = vec![None; rels.len()];
     // Below a few hundred paths a thread costs more than it saves.
     let per_thread = rels.len().div_ceil(threads.max(1)).max(512);
     std::thread::scope(|scope| {
         for (paths, stamps) in rels.chunks(per_thread).zip(out.chunks_mut(per_thread)) {
-            scope.spawn(move || {
-                let mut buf = PathBuf::with_capacity(root.as_os_str().len() + 128);
-                for (rel, slot) in paths.iter().zip(stamps) {
-                    buf.as_mut_os_string().clear();
-                    buf.push(root);
-                    if !rel.is_empty() {
-                        buf.push(rel);
-                    }
-                    *slot = Stamp::at(&buf);
-                }
-            });
+            scope.spawn(move || stat_run(root, paths, stamps));
         }
     });
     out
+}
+
+/// [`stat_all`] on one thread: every entry is stat'ed relative to its open
+/// directory, so the kernel resolves one name per file instead of its
+/// whole path (most of the cost of a full-path `lstat` on a deep tree).
+/// Paths in order are a depth-first walk, so the open directories form a
+/// stack of ancestors and each is opened once, relative to its parent.
+#[cfg(target_os = "linux")]
+fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
+    use rustix::fs::{open, openat, statat, AtFlags, Mode, OFlags};
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut stack: Vec<(&str, Option<std::os::fd::OwnedFd>)> = Vec::new();
+    for (rel, slot) in rels.iter().zip(out) {
+        let (dir, name) = match rel.rsplit_once('/') {
+            Some(split) => split,
+            None if rel.is_empty() => {
+                *slot = Stamp::at(root);
+                continue;
+            }
+            None => ("", *rel),
+        };
+        while stack.last().is_some_and(|(d, _)| !ancestor_or_self(d, dir)) {
+            stack.pop();
+        }
+        if stack.last().is_none_or(|(d, _)| *d != dir) {
+            let fd = match stack.last() {
+                // Relative to the nearest open ancestor.
+                Some((top, Some(top_fd))) => {
+                    let below = if top.is_empty() {
+                        dir
+                    } else {
+                        &dir[top.len() + 1..]
+                    };
+                    openat(top_fd, below, flags, Mode::empty()).ok()
+                }
+                // Nothing below an ancestor that cannot be opened can be stat'ed.
+                Some((_, None)) => None,
+                None => open(abs_of(root, dir), flags, Mode::empty()).ok(),
+            };
+            stack.push((dir, fd));
+        }
+        *slot = stack
+            .last()
+            .and_then(|(_, fd)| fd.as_ref())
+            .and_then(|fd| statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok())
+            .map(|st| Stamp::of_stat(&st));
+    }
+}
+
+/// Whether directory `a` is `b` or contains it (`""` is the root).
+#[cfg(target_os = "linux")]
+fn ancestor_or_self(a: &str, b: &str) -> bool {
+    a.is_empty() || a == b || (b.starts_with(a) && b.as_bytes().get(a.len()) == Some(&b'/'))
+}
+
+/// [`stat_all`] on one thread, by full paths.
+#[cfg(not(target_os = "linux"))]
+fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
+    let mut buf = PathBuf::with_capacity(root.as_os_str().len() + 128);
+    for (rel, slot) in rels.iter().zip(out) {
+        buf.as_mut_os_string().clear();
+        buf.push(root);
+        if !rel.is_empty() {
+            buf.push(rel);
+        }
+        *slot = Stamp::at(&buf);
+    }
 }
 
 /// Walk in full and remember the tree the walk saw, every stamp taken

@@ -184,3 +184,36 @@ fn a_name_that_is_not_utf8_keeps_every_check_a_full_walk() {
     assert_eq!(walked.files.len(), 2);
     assert!(tree.is_none());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_stat_relative_to_the_directory_equals_a_full_path_lstat() {
+    let (_dir, root, _) = scanned();
+    std::os::unix::fs::symlink("lib.rs", root.join("src/link.rs")).expect("symlink");
+    // In depth-first order with returns to shallower directories, a
+    // missing directory and a name sharing a prefix with a directory.
+    write(&root, "src-extra/x.rs", "pub fn x() {}\n");
+    let rels = [
+        "",
+        ".gitignore",
+        "docs",
+        "docs/guide.md",
+        "nowhere/at/all.rs",
+        "nowhere/else.rs",
+        "src",
+        "src/deep",
+        "src/deep/mod.rs",
+        "src/lib.rs",
+        "src/link.rs",
+        "src/missing.rs",
+        "src-extra/x.rs",
+        "src/deep/mod.rs",
+        "README.md",
+    ];
+    let by_dir = stat_all(&root, &rels, 1);
+    let by_path: Vec<Option<Stamp>> = rels.iter().map(|r| Stamp::at(&abs_of(&root, r))).collect();
+    assert_eq!(by_dir, by_path);
+    assert!(by_dir[10].is_some_and(|s| !s.is_dir()), "the link itself");
+    assert_eq!((by_dir[4], by_dir[11]), (None, None));
+    assert!(by_dir[12].is_some() && by_dir[13].is_some());
+}

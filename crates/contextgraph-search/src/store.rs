@@ -9,7 +9,7 @@
 //! variable [`CACHE_DIR_ENV`], `$XDG_CACHE_HOME/contextgraph/workspace`,
 //! `$HOME/.cache/contextgraph/workspace`. The directory holds `index.bin`
 //! (snapshot), `journal.bin` (changes since the snapshot) and `tree.bin`
-//! (what the freshness check remembers of the files, see [`crate::tree`]:
+//! (what the freshness check remembers of the files, see `tree.rs`:
 //! a hint bound to the stamps of the other two, written after them, so it
 //! is trusted only for the exact index it describes; the index format
 //! itself is unchanged by it).

@@ -24,6 +24,7 @@
 //! (see [`crate::store`]) bound to the exact index files it describes, and
 //! anything missing, unreadable or mismatched means one full walk.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -93,6 +94,26 @@ impl Stamp {
             mtime_ns,
             ctime_ns,
             ino,
+        }
+    }
+
+    /// The stamp of a `stat` result: the same as [`Stamp::of`] its metadata.
+    #[cfg(target_os = "linux")]
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)] // widths vary by target
+    pub(crate) fn of_stat(st: &rustix::fs::Stat) -> Stamp {
+        let kind = match rustix::fs::FileType::from_raw_mode(st.st_mode as _) {
+            rustix::fs::FileType::Symlink => KIND_SYMLINK,
+            rustix::fs::FileType::Directory => KIND_DIR,
+            rustix::fs::FileType::RegularFile => KIND_FILE,
+            _ => KIND_OTHER,
+        };
+        let ns = |secs: i64, nsec: i64| secs.saturating_mul(1_000_000_000).saturating_add(nsec);
+        Stamp {
+            kind,
+            size: st.st_size as u64,
+            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            ino: st.st_ino as u64,
         }
     }
 
@@ -212,10 +233,11 @@ impl KnownFile {
 /// rules files, which may lie above the root and are absolute.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Tree {
-    /// Directories descended into; `None`: re-list next time.
-    pub(crate) dirs: HashMap<String, Option<Stamp>>,
+    /// Directories descended into; `None`: re-list next time. Ordered, as
+    /// the files are, so that a check visits a directory's files together.
+    pub(crate) dirs: BTreeMap<String, Option<Stamp>>,
     /// Files and symlinks met.
-    pub(crate) files: HashMap<String, KnownFile>,
+    pub(crate) files: BTreeMap<String, KnownFile>,
     /// Files holding ignore rules (or whose appearance would add some).
     pub(crate) rules: HashMap<PathBuf, RulesFile>,
 }
@@ -326,14 +348,15 @@ impl Tree {
         let read_stamp = read_opt_stamp;
         // Every entry takes more than 4 bytes: bounds the reservation (not
         // the count) so a corrupt count cannot drive a large allocation.
+        // Written in order, so the maps are built in bulk.
         let n = r.len_prefix()?;
-        let mut dirs = HashMap::with_capacity(n.min(r.remaining() / 4));
+        let mut dirs = Vec::with_capacity(n.min(r.remaining() / 4));
         for _ in 0..n {
             let path = r.string()?;
-            dirs.insert(path, read_stamp(r)?);
+            dirs.push((path, read_stamp(r)?));
         }
         let n = r.len_prefix()?;
-        let mut files = HashMap::with_capacity(n.min(r.remaining() / 4));
+        let mut files = Vec::with_capacity(n.min(r.remaining() / 4));
         for _ in 0..n {
             let path = r.string()?;
             let stamp = read_stamp(r)?;
@@ -346,14 +369,14 @@ impl Tree {
                 0 => None,
                 code => Some(*SkipReason::ALL.get(usize::from(code) - 1)?),
             };
-            files.insert(
+            files.push((
                 path,
                 KnownFile {
                     stamp,
                     settled,
                     skipped,
                 },
-            );
+            ));
         }
         let n = r.len_prefix()?;
         let mut rules = HashMap::with_capacity(n.min(r.remaining() / 4));
@@ -367,6 +390,7 @@ impl Tree {
             };
             rules.insert(path, expected);
         }
+        let (dirs, files) = (BTreeMap::from_iter(dirs), BTreeMap::from_iter(files));
         r.is_empty().then_some(Tree { dirs, files, rules })
     }
 }
