@@ -136,7 +136,10 @@ pub(crate) fn full_scan(
     if walked.files.iter().any(|f| f.abs_path.to_str().is_none()) {
         return (walked, None);
     }
-    let mut tree = Tree::default();
+    let mut tree = Tree {
+        walk: (options.max_file_bytes, options.include_secrets),
+        ..Tree::default()
+    };
     let dirs: Vec<&str> = walked.dirs.iter().map(String::as_str).collect();
     for (dir, stamp) in dirs.iter().zip(stat_all(root, &dirs, threads)) {
         // A directory gone since the walk: its files are gone too, and the
@@ -202,6 +205,9 @@ pub(crate) fn quick_scan(
     scan_start_ns: i64,
     threads: usize,
 ) -> Option<Delta> {
+    if tree.walk != (options.max_file_bytes, options.include_secrets) {
+        return None; // verdicts reached under other options
+    }
     let mut delta = Delta::default();
     // One parallel pass of stats over every known directory and file.
     // Only the paths whose stamp differs are copied out of the tree (to

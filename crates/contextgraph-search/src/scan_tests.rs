@@ -138,12 +138,24 @@ fn a_changed_or_new_ignore_file_needs_a_full_walk() {
 }
 
 #[test]
-fn a_file_grown_past_the_size_cap_is_gone_from_the_index() {
+fn other_walk_options_need_a_full_walk() {
     let (_dir, root, mut tree) = scanned();
+    let options = WalkOptions {
+        include_secrets: true,
+        ..WalkOptions::default()
+    };
+    assert!(quick_scan(&root, &mut tree, &options, later(), 2).is_none());
+}
+
+#[test]
+fn a_file_grown_past_the_size_cap_is_gone_from_the_index() {
+    let (_dir, root, _) = scanned();
     let options = WalkOptions {
         max_file_bytes: 64,
         ..WalkOptions::default()
     };
+    let (_, tree) = full_scan(&root, &options, later(), 2);
+    let mut tree = tree.expect("every path is UTF-8");
     write(&root, "src/lib.rs", &"pub fn alpha() {}\n".repeat(10));
     let delta = quick_scan(&root, &mut tree, &options, later(), 2).expect("no rules changed");
     assert_eq!(delta.gone, ["src/lib.rs"]);

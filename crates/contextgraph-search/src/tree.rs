@@ -240,6 +240,9 @@ pub(crate) struct Tree {
     pub(crate) files: BTreeMap<String, KnownFile>,
     /// Files holding ignore rules (or whose appearance would add some).
     pub(crate) rules: HashMap<PathBuf, RulesFile>,
+    /// The walk options the verdicts were reached under (size cap, secrets
+    /// included): other options, other verdicts, so a full walk.
+    pub(crate) walk: (u64, bool),
 }
 
 /// What a check expects of one rules file; anything else means a full walk.
@@ -317,6 +320,8 @@ impl Tree {
     /// Encode (the persisted form, after the store's header).
     pub(crate) fn encode(&self, w: &mut Writer) {
         let write_stamp = write_opt_stamp;
+        w.u64(self.walk.0);
+        w.u8(u8::from(self.walk.1));
         w.len(self.dirs.len());
         for (path, stamp) in &self.dirs {
             w.str(path);
@@ -346,6 +351,11 @@ impl Tree {
     /// Decode what [`encode`](Self::encode) wrote; `None` on any inconsistency.
     pub(crate) fn decode(r: &mut Reader<'_>) -> Option<Tree> {
         let read_stamp = read_opt_stamp;
+        let walk = match (r.u64()?, r.u8()?) {
+            (cap, 0) => (cap, false),
+            (cap, 1) => (cap, true),
+            _ => return None,
+        };
         // Every entry takes more than 4 bytes: bounds the reservation (not
         // the count) so a corrupt count cannot drive a large allocation.
         // Written in order, so the maps are built in bulk.
@@ -391,7 +401,12 @@ impl Tree {
             rules.insert(path, expected);
         }
         let (dirs, files) = (BTreeMap::from_iter(dirs), BTreeMap::from_iter(files));
-        r.is_empty().then_some(Tree { dirs, files, rules })
+        r.is_empty().then_some(Tree {
+            dirs,
+            files,
+            rules,
+            walk,
+        })
     }
 }
 
@@ -432,7 +447,10 @@ mod tests {
         let file = dir.path().join("a.txt");
         std::fs::write(&file, "x").expect("write");
         let stamp = Stamp::at(&file).expect("stamp");
-        let mut tree = Tree::default();
+        let mut tree = Tree {
+            walk: (1 << 20, true),
+            ..Tree::default()
+        };
         tree.dirs.insert(String::new(), Some(stamp));
         tree.dirs.insert("src".into(), None);
         tree.files.insert(
