@@ -2,6 +2,8 @@
 //! read/hash/chunk what changed on all cores, apply, persist.
 
 use std::collections::BTreeMap;
+
+use foldhash::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -12,8 +14,9 @@ use crate::chunk::chunk_file;
 use crate::index::{build_chunk_records, sha256, FileRecord};
 use crate::lang::Language;
 use crate::progress::Progress;
+use crate::scan::{full_scan, quick_scan};
 use crate::store::JournalEntry;
-use crate::walk::{content_gate, walk, SkipReason, WalkOptions, WalkedFile};
+use crate::walk::{content_gate, SkipReason, WalkOptions, WalkedFile};
 use crate::workspace::{IndexError, Workspace};
 
 /// What a refresh did.
@@ -49,15 +52,26 @@ impl RefreshReport {
 }
 
 impl Workspace {
-    /// Bring the index up to date with the files: a metadata scan (size and
-    /// modification time of every file against the index), then only files
-    /// whose content hash changed are re-chunked, on all cores
-    /// (metadata-only changes are re-hashed and kept), deleted and
+    /// Bring the index up to date with the files: a metadata check (the
+    /// quick check of `scan.rs`: one `lstat` per known file and
+    /// directory, a listing only of directories whose stamp changed, a full
+    /// walk only when ignore rules changed or nothing is remembered yet),
+    /// then only files whose content hash changed are re-chunked, on all
+    /// cores (metadata-only changes are re-hashed and kept), deleted and
     /// renamed-away files are removed, and the changes are appended to the
     /// persistent journal. Queries keep being answered from the previous
     /// index while this runs.
     pub fn refresh(&self) -> Result<RefreshReport, IndexError> {
-        self.refresh_inner(false, None)
+        self.refresh_inner(false, None, false)
+    }
+
+    /// [`refresh`](Self::refresh) by a full walk of the tree, as every
+    /// refresh did before the quick check existed: for the freshness
+    /// benchmark's side-by-side figures, not for serving.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn refresh_by_full_walk(&self) -> Result<RefreshReport, IndexError> {
+        self.refresh_inner(false, None, true)
     }
 
     /// [`refresh`](Self::refresh), but files not read by `deadline` from now
@@ -65,13 +79,16 @@ impl Workspace {
     /// [`RefreshReport::pending`], so an answer can say which files it may
     /// not reflect. Removals are always applied.
     pub fn refresh_within(&self, deadline: Duration) -> Result<RefreshReport, IndexError> {
-        self.refresh_inner(false, Some(Instant::now() + deadline))
+        self.refresh_inner(false, Some(Instant::now() + deadline), false)
     }
 
+    /// The refresh; `full_walk` skips the quick check (a full walk also
+    /// happens whenever the quick check cannot decide).
     pub(crate) fn refresh_inner(
         &self,
         full_snapshot: bool,
         deadline: Option<Instant>,
+        full_walk: bool,
     ) -> Result<RefreshReport, IndexError> {
         let _guard = self
             .shared
@@ -79,52 +96,154 @@ impl Workspace {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let shared = &self.shared;
-        let walked = walk(&shared.root, &shared.options.walk);
-        let mut report = RefreshReport::default();
-        for (_, reason) in &walked.skipped {
-            *report.skipped.entry(*reason).or_default() += 1;
+        let scan_start_ns = crate::tree::nanos(SystemTime::now());
+        let mut tree_slot = shared.tree.lock().unwrap_or_else(|p| p.into_inner());
+        if tree_slot.is_none() && !shared.tree_load_tried.swap(true, Ordering::Relaxed) {
+            // Once per process: the tree saved beside the index just loaded.
+            *tree_slot = shared
+                .store
+                .as_ref()
+                .zip(shared.loaded_binding.as_ref())
+                .and_then(|(store, binding)| store.load_tree(binding));
         }
-        // Decide what to read, under a short read lock.
+        let threads = self.threads();
+        let quick = tree_slot.as_mut().filter(|_| !full_walk).and_then(|tree| {
+            quick_scan(
+                &shared.root,
+                tree,
+                &shared.options.walk,
+                scan_start_ns,
+                threads,
+            )
+        });
+        let mut report = RefreshReport::default();
         let mut work: Vec<(WalkedFile, Option<FileRecord>)> = Vec::new();
         let mut removed: Vec<String> = Vec::new();
-        {
-            let index = self.read_index();
-            let present: std::collections::HashSet<&str> =
-                walked.files.iter().map(|f| f.rel_path.as_str()).collect();
-            for rec in index.records() {
-                if !present.contains(rec.rel_path.as_str()) {
-                    removed.push(rec.rel_path.clone());
-                }
-            }
-            for f in &walked.files {
-                match index.file(&f.rel_path) {
-                    Some(rec)
-                        if rec.size == f.size
-                            && rec.mtime_ns.is_some()
-                            && rec.mtime_ns == f.mtime.map(nanos) =>
-                    {
-                        report.unchanged += 1;
-                        if let Some(reason) = rec.skipped {
-                            *report.skipped.entry(reason).or_default() += 1;
-                        }
+        let mut tree_changed = true;
+        // Work items from this position on are only verified (see
+        // `Delta::verify`): not pending when a deadline stops them.
+        let mut verify_from = usize::MAX;
+        match (quick, tree_slot.as_ref()) {
+            (Some(delta), Some(tree)) => {
+                tree_changed = delta.tree_changed;
+                let index = self.read_index();
+                removed = delta
+                    .gone
+                    .into_iter()
+                    .filter(|p| index.file(p).is_some())
+                    .collect();
+                for known in tree.files.values() {
+                    if let Some(reason) = known.skipped {
+                        *report.skipped.entry(reason).or_default() += 1;
                     }
-                    Some(rec) => work.push((f.clone(), Some(rec.clone()))),
-                    None => work.push((f.clone(), None)),
                 }
+                let looked_at: HashSet<&str> = delta
+                    .candidates
+                    .iter()
+                    .chain(&delta.verify)
+                    .map(|f| f.rel_path.as_str())
+                    .chain(removed.iter().map(String::as_str))
+                    .collect();
+                for rec in index.records() {
+                    if looked_at.contains(rec.rel_path.as_str()) {
+                        continue;
+                    }
+                    report.unchanged += 1;
+                    if let Some(reason) = rec.skipped {
+                        *report.skipped.entry(reason).or_default() += 1;
+                    }
+                }
+                drop(looked_at);
+                verify_from = delta.candidates.len();
+                work = delta
+                    .candidates
+                    .into_iter()
+                    .chain(delta.verify)
+                    .map(|f| {
+                        let previous = index.file(&f.rel_path).cloned();
+                        (f, previous)
+                    })
+                    .collect();
+            }
+            _ => {
+                let previous_tree = tree_slot.take();
+                let (walked, tree) =
+                    full_scan(&shared.root, &shared.options.walk, scan_start_ns, threads);
+                for (_, reason) in &walked.skipped {
+                    *report.skipped.entry(*reason).or_default() += 1;
+                }
+                // Decide what to read, under a short read lock.
+                let index = self.read_index();
+                let present: HashSet<&str> =
+                    walked.files.iter().map(|f| f.rel_path.as_str()).collect();
+                for rec in index.records() {
+                    if !present.contains(rec.rel_path.as_str()) {
+                        removed.push(rec.rel_path.clone());
+                    }
+                }
+                // A file whose settled stamp moved although size and
+                // modification time did not (an edit that restored them)
+                // is read again.
+                let stamp_moved = |rel: &str| {
+                    let before = previous_tree.as_ref().and_then(|t| t.files.get(rel));
+                    let now = tree.as_ref().and_then(|t| t.files.get(rel));
+                    matches!(
+                        (before.and_then(|k| k.stamp), now.and_then(|k| k.stamp)),
+                        (Some(b), Some(n)) if b != n
+                    )
+                };
+                for f in &walked.files {
+                    match index.file(&f.rel_path) {
+                        Some(rec)
+                            if rec.size == f.size
+                                && rec.mtime_ns.is_some()
+                                && rec.mtime_ns == f.mtime.map(nanos)
+                                && !stamp_moved(&f.rel_path) =>
+                        {
+                            report.unchanged += 1;
+                            if let Some(reason) = rec.skipped {
+                                *report.skipped.entry(reason).or_default() += 1;
+                            }
+                        }
+                        Some(rec) => work.push((f.clone(), Some(rec.clone()))),
+                        None => work.push((f.clone(), None)),
+                    }
+                }
+                drop(index);
+                *tree_slot = tree;
             }
         }
         removed.sort();
         let now = (shared.options.clock)();
-        let outcomes = self.process_all(&work, now, deadline);
+        let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
-        for ((file, previous), outcome) in work.into_iter().zip(outcomes) {
+        for (i, ((file, previous), outcome)) in work.into_iter().zip(outcomes).enumerate() {
             let Some(outcome) = outcome else {
-                report.pending.push(file.rel_path);
+                // Not reached: judged again by the next check.
+                let verify_only = i >= verify_from;
+                if let Some(known) = tree_slot
+                    .as_mut()
+                    .and_then(|t| t.files.get_mut(&file.rel_path))
+                {
+                    if verify_only {
+                        known.settled = false;
+                    } else {
+                        known.stamp = None;
+                    }
+                    tree_changed = true;
+                }
+                if !verify_only {
+                    report.pending.push(file.rel_path);
+                }
                 continue;
             };
             report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
             let Some(mut record) = outcome else {
                 // Vanished between walk and read: treat as removed.
+                if let Some(tree) = tree_slot.as_mut() {
+                    tree.files.remove(&file.rel_path);
+                    tree_changed = true;
+                }
                 if previous.is_some() {
                     removed.push(file.rel_path);
                 }
@@ -134,6 +253,17 @@ impl Workspace {
                 *report.skipped.entry(reason).or_default() += 1;
             }
             match previous {
+                Some(prev)
+                    if prev.content_hash == record.content_hash
+                        && prev.skipped == record.skipped
+                        && prev.size == record.size
+                        && prev.mtime_ns == record.mtime_ns =>
+                {
+                    // Read again only because its stamp was not settled
+                    // (or its change time moved): nothing to update.
+                    report.unchanged += 1;
+                    continue;
+                }
                 Some(prev)
                     if prev.content_hash == record.content_hash
                         && prev.skipped == record.skipped =>
@@ -169,7 +299,7 @@ impl Workspace {
         } else {
             upserts.clone()
         };
-        {
+        if report.changed_anything() {
             let mut index = shared.index.write().unwrap_or_else(|p| p.into_inner());
             for r in &removed {
                 index.remove(r);
@@ -180,40 +310,57 @@ impl Workspace {
             index.compact_if_sparse();
         }
         if let Some(store) = &shared.store {
+            let mut written = false;
             if snapshot {
                 let index = self.read_index();
                 store.write_index(&index)?;
+                written = true;
             } else if report.changed_anything() {
                 let mut entries: Vec<JournalEntry> =
                     removed.into_iter().map(JournalEntry::Delete).collect();
                 entries.extend(journal_upserts.into_iter().map(JournalEntry::Upsert));
                 store.append(&entries)?;
+                written = true;
+            }
+            // After the index: a tree saved first and an index write that
+            // failed would claim changes the saved index lacks.
+            if written || tree_changed {
+                if let Some(tree) = tree_slot.as_ref() {
+                    store.write_tree(tree)?;
+                }
             }
         }
         Ok(report)
     }
 
-    /// Read, gate and chunk files on all cores, with progress when asked.
+    /// Threads for reading and stat'ing files.
+    fn threads(&self) -> usize {
+        match self.shared.options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .clamp(1, 16)
+    }
+
+    /// Read, gate and chunk files on all cores, with progress when asked
+    /// (counting the first `indexing` items: the rest are only verified, a
+    /// read and a hash, and no reason to announce an index).
     /// `None` marks a file not started before `deadline`; `Some(None)` one
     /// that could not be read (it vanished).
     fn process_all(
         &self,
         work: &[(WalkedFile, Option<FileRecord>)],
+        indexing: usize,
         now: Timestamp,
         deadline: Option<Instant>,
     ) -> Vec<Option<Option<FileRecord>>> {
-        let threads = match self.shared.options.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
-        .clamp(1, 16)
-        .min(work.len().max(1));
+        let threads = self.threads().min(work.len().max(1));
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         let results: Vec<Mutex<Option<Option<FileRecord>>>> =
             work.iter().map(|_| Mutex::new(None)).collect();
         let options = &self.shared.options;
-        let mut progress = Progress::start(options.progress_label, work.len(), options.progress);
+        let mut progress = Progress::start(options.progress_label, indexing, options.progress);
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| loop {
@@ -235,7 +382,7 @@ impl Workspace {
                 // Until every file is done or the workers stopped at the deadline.
                 loop {
                     let d = done.load(Ordering::Relaxed);
-                    progress.tick(d);
+                    progress.tick(d.min(indexing));
                     let stopped = deadline.is_some_and(|dl| Instant::now() >= dl)
                         && d >= next.load(Ordering::Relaxed).min(work.len());
                     if d >= work.len() || stopped {
@@ -246,7 +393,7 @@ impl Workspace {
             }
         });
         if let Some(progress) = progress {
-            progress.finish(done.load(Ordering::Relaxed));
+            progress.finish(done.load(Ordering::Relaxed).min(indexing));
         }
         results
             .into_iter()

@@ -8,7 +8,11 @@
 //! [`WorkspaceOptions::cache_dir`](crate::WorkspaceOptions), the environment
 //! variable [`CACHE_DIR_ENV`], `$XDG_CACHE_HOME/contextgraph/workspace`,
 //! `$HOME/.cache/contextgraph/workspace`. The directory holds `index.bin`
-//! (snapshot) and `journal.bin` (changes since the snapshot).
+//! (snapshot), `journal.bin` (changes since the snapshot) and `tree.bin`
+//! (what the freshness check remembers of the files, see `tree.rs`:
+//! a hint bound to the stamps of the other two, written after them, so it
+//! is trusted only for the exact index it describes; the index format
+//! itself is unchanged by it).
 //!
 //! # Format and trust
 //!
@@ -40,6 +44,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codec::{Reader, Writer};
 use crate::index::{sha256, FileRecord, Index};
+use crate::tree::{Stamp, Tree};
 
 /// Environment variable overriding the cache base directory.
 pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
@@ -53,6 +58,13 @@ pub const FORMAT_VERSION: u32 = 4;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
+const TREE_MAGIC: &[u8; 8] = b"CGPWSTR\x01";
+
+/// The identity of the saved index files (snapshot and journal stamps):
+/// a saved tree names the index it describes by it. Every write of ours
+/// changes it (an append grows the journal, a snapshot is a new file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Binding([Option<Stamp>; 2]);
 
 /// Why a stored index was not used.
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +147,65 @@ impl Store {
 
     fn journal_path(&self) -> PathBuf {
         self.dir.join("journal.bin")
+    }
+
+    fn tree_path(&self) -> PathBuf {
+        self.dir.join("tree.bin")
+    }
+
+    /// The identity of the index files as they are now.
+    pub(crate) fn binding(&self) -> Binding {
+        Binding([
+            Stamp::at(&self.snapshot_path()),
+            Stamp::at(&self.journal_path()),
+        ])
+    }
+
+    /// Save the freshness check's tree (see [`crate::tree`]) for the index
+    /// files as they are now; call after writing them.
+    ///
+    /// Not synced to disk: it is a hint checked by its digest, and a lost
+    /// or torn one costs one full walk, not a wrong answer.
+    pub(crate) fn write_tree(&self, tree: &Tree) -> Result<(), StoreError> {
+        let mut payload = Writer::default();
+        tree.encode(&mut payload);
+        let mut head = self.header(TREE_MAGIC);
+        for stamp in self.binding().0 {
+            stamp_field(&mut head, stamp);
+        }
+        head.raw(&sha256(&payload.buf));
+        let path = self.tree_path();
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            let mut f = fs::File::create(&tmp)?;
+            f.write_all(&head.buf)?;
+            f.write_all(&payload.buf)?;
+            drop(f);
+            fs::rename(&tmp, &path)
+        };
+        write().map_err(|source| StoreError::Io {
+            path: self.tree_path(),
+            source,
+        })
+    }
+
+    /// The saved tree, when there is one written for the index files
+    /// `binding` names (the ones loaded) and it is intact; `None` otherwise
+    /// (the next check walks in full).
+    pub(crate) fn load_tree(&self, binding: &Binding) -> Option<Tree> {
+        let bytes = fs::read(self.tree_path()).ok()?;
+        let mut r = Reader::new(&bytes);
+        self.read_header(&mut r, TREE_MAGIC).ok()?;
+        let saved = Binding([read_stamp_field(&mut r)?, read_stamp_field(&mut r)?]);
+        if saved != *binding {
+            return None;
+        }
+        let digest = r.array32()?;
+        let payload = r.rest();
+        if sha256(payload) != digest {
+            return None;
+        }
+        Tree::decode(&mut Reader::new(payload))
     }
 
     /// Bytes on disk (snapshot + journal).
@@ -348,6 +419,19 @@ fn atomic_write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         f.sync_all()?;
     }
     fs::rename(&tmp, path)
+}
+
+fn stamp_field(w: &mut Writer, stamp: Option<Stamp>) {
+    let mut field = Writer::default();
+    crate::tree::write_opt_stamp(&mut field, &stamp);
+    w.bytes(&field.buf);
+}
+
+fn read_stamp_field(r: &mut Reader<'_>) -> Option<Option<Stamp>> {
+    let field = r.bytes()?;
+    let mut fr = Reader::new(field);
+    let stamp = crate::tree::read_opt_stamp(&mut fr)?;
+    fr.is_empty().then_some(stamp)
 }
 
 fn write_entry(w: &mut Writer, e: &JournalEntry) {

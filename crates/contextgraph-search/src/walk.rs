@@ -115,12 +115,31 @@ pub struct Walk {
     pub files: Vec<WalkedFile>,
     /// Files left out before reading, with the reason.
     pub skipped: Vec<(String, SkipReason)>,
+    /// Directories the walk descended into (`/`-separated, relative to the
+    /// root, the root itself as `""`), sorted: the freshness check re-lists
+    /// only those whose modification time changed (see [`crate::refresh`]).
+    pub dirs: Vec<String>,
 }
 
 /// Walk `root` (which must be canonical) under the ignore rules and name gates.
 pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
-    let mut builder = ignore::WalkBuilder::new(root);
+    walk_under(root, root, None, options)
+}
+
+/// [`walk`], but only the part of the tree under `start` (a directory inside
+/// `root`), down to `max_depth` levels below it (`Some(1)`: its entries
+/// only). The ignore rules are those of the full walk: the walker reads the
+/// ignore files of `start`'s parents as a walk from `root` would have on its
+/// way down, so a path gets the same verdict either way.
+pub(crate) fn walk_under(
+    root: &Path,
+    start: &Path,
+    max_depth: Option<usize>,
+    options: &WalkOptions,
+) -> Walk {
+    let mut builder = ignore::WalkBuilder::new(start);
     builder
+        .max_depth(max_depth)
         .hidden(false)
         .follow_links(false)
         .git_ignore(true)
@@ -134,14 +153,25 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
             !(name == ".git" || name == ".hg" || name == ".svn" || name == ".jj")
         });
     // Parallel walk: directory reads and stats dominate a no-change refresh.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4);
+    // One directory's entries (the freshness check's re-listing) are not
+    // worth starting threads for.
+    let threads = match max_depth {
+        Some(depth) if depth <= 1 => 1,
+        _ => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(4),
+    };
     builder.threads(threads);
     let collected = std::sync::Mutex::new(Walk::default());
     builder.build_parallel().run(|| {
         Box::new(|entry| {
             if let Ok(entry) = entry {
+                if entry.file_type().is_some_and(|t| t.is_dir()) {
+                    if let Ok(rel) = entry.path().strip_prefix(root) {
+                        let mut out = collected.lock().unwrap_or_else(|p| p.into_inner());
+                        out.dirs.push(rel_to_string(rel));
+                    }
+                }
                 if let Some(outcome) = admit(root, options, &entry) {
                     let mut out = collected.lock().unwrap_or_else(|p| p.into_inner());
                     match outcome {
@@ -155,6 +185,7 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
     });
     let mut out = collected.into_inner().unwrap_or_else(|p| p.into_inner());
     out.skipped.sort();
+    out.dirs.sort();
     out.files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
     out
 }
@@ -172,36 +203,60 @@ fn admit(
         return None;
     }
     let ft = entry.file_type()?;
-    if entry.path_is_symlink() || ft.is_symlink() {
+    let symlink = entry.path_is_symlink() || ft.is_symlink();
+    if !symlink && !ft.is_file() {
+        return None;
+    }
+    let meta = if symlink { None } else { entry.metadata().ok() };
+    Some(verdict(
+        root,
+        options,
+        path,
+        rel_path,
+        symlink,
+        meta.as_ref(),
+    ))
+}
+
+/// The walk's verdict on a file or symlink already known not to be ignored
+/// (`meta` is `None` when it could not be read): what [`walk`] decides for
+/// it, so the freshness check re-judges one changed path the same way
+/// without walking.
+pub(crate) fn verdict(
+    root: &Path,
+    options: &WalkOptions,
+    path: &Path,
+    rel_path: String,
+    symlink: bool,
+    meta: Option<&std::fs::Metadata>,
+) -> Result<WalkedFile, (String, SkipReason)> {
+    if symlink {
         let inside = std::fs::canonicalize(path).is_ok_and(|t| t.starts_with(root));
         let reason = if inside {
             SkipReason::Symlink
         } else {
             SkipReason::SymlinkOutsideRoot
         };
-        return Some(Err((rel_path, reason)));
-    }
-    if !ft.is_file() {
-        return None;
+        return Err((rel_path, reason));
     }
     if let Some(reason) = name_gate(&rel_path, options) {
-        return Some(Err((rel_path, reason)));
+        return Err((rel_path, reason));
     }
-    let Ok(meta) = entry.metadata() else {
-        return Some(Err((rel_path, SkipReason::Unreadable)));
+    let Some(meta) = meta else {
+        return Err((rel_path, SkipReason::Unreadable));
     };
     if meta.len() > options.max_file_bytes {
-        return Some(Err((rel_path, SkipReason::TooLarge)));
+        return Err((rel_path, SkipReason::TooLarge));
     }
-    Some(Ok(WalkedFile {
+    Ok(WalkedFile {
         rel_path,
         abs_path: path.to_path_buf(),
         size: meta.len(),
         mtime: meta.modified().ok(),
-    }))
+    })
 }
 
-fn rel_to_string(rel: &Path) -> String {
+pub(crate) fn rel_to_string(rel: &Path) -> String {
     let mut s = String::new();
     for comp in rel.components() {
         if !s.is_empty() {

@@ -3,11 +3,13 @@
 //! read through a [`SearchView`](crate::SearchView).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::index::Index;
 use crate::options::{CacheLocation, WorkspaceOptions};
-use crate::store::{cache_dir_for, default_cache_base, Store, StoreError};
+use crate::store::{cache_dir_for, default_cache_base, Binding, Store, StoreError};
+use crate::tree::Tree;
 
 /// Why a workspace could not be opened or its index persisted.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +60,14 @@ pub(crate) struct Shared {
     pub(crate) index: RwLock<Index>,
     pub(crate) store: Option<Store>,
     pub(crate) refresh_lock: Mutex<()>,
+    /// What the freshness check remembers of the files (see [`crate::tree`]);
+    /// `None` until the first refresh loads or builds it.
+    pub(crate) tree: Mutex<Option<Tree>>,
+    /// Whether the saved tree was already looked for (once per process).
+    pub(crate) tree_load_tried: AtomicBool,
+    /// The identity of the index files loaded at open, which a saved tree
+    /// must name to be trusted.
+    pub(crate) loaded_binding: Option<Binding>,
     /// Chunk vectors for the semantic signal, built on first use and
     /// brought up to date (by content digest) before each scoring.
     pub(crate) semantic: Mutex<Option<crate::semantic::SemanticIndex>>,
@@ -107,11 +117,16 @@ impl Workspace {
         };
         let mut source = IndexSource::Built;
         let mut index = Index::default();
+        let mut loaded_binding = None;
         if let Some(s) = &store {
+            // Taken before the read: a write racing the load then shows as
+            // a mismatch (a full walk), never as a tree newer than the index.
+            let binding = s.binding();
             match s.load_index() {
                 Ok(Some((loaded, _))) => {
                     index = loaded;
                     source = IndexSource::Loaded;
+                    loaded_binding = Some(binding);
                 }
                 Ok(None) => {}
                 Err(e) => {
@@ -128,11 +143,14 @@ impl Workspace {
                 index: RwLock::new(index),
                 store,
                 refresh_lock: Mutex::new(()),
+                tree: Mutex::new(None),
+                tree_load_tried: AtomicBool::new(false),
+                loaded_binding,
                 semantic: Mutex::new(None),
             }),
         };
         if source != IndexSource::Loaded {
-            workspace.refresh_inner(true, None)?;
+            workspace.refresh_inner(true, None, false)?;
         }
         // Queries are answered right away; what the index derives lazily
         // (reverse edges, slot → terms) is built here in the background under

@@ -55,3 +55,148 @@ fn the_watcher_reindexes_a_new_file_without_a_refresh_call() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Backdate a file's modification time by an hour, so that its stamp is
+/// older than the racy window and the quick check trusts it.
+fn backdate(path: &std::path::Path) -> std::time::SystemTime {
+    let when = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open");
+    file.set_modified(when).expect("set mtime");
+    when
+}
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_reindexed() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let config = dir.path().join("src/config.rs");
+    let mtime = backdate(&config);
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    ws.refresh().expect("refresh");
+    let before = std::fs::read_to_string(&config).expect("read");
+    let after = before.replace("parse_timeout", "parse_xyzzout");
+    assert_eq!(before.len(), after.len());
+    std::fs::write(&config, &after).expect("write");
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&config)
+        .expect("open");
+    file.set_modified(mtime).expect("restore mtime");
+    drop(file);
+    let report = ws.refresh().expect("refresh");
+    assert_eq!(report.changed, 1, "{report:?}");
+    assert!(hits(&ws, "parse_xyzzout").contains(&"src/config.rs#config::parse_xyzzout".into()));
+    assert!(!hits(&ws, "parse_timeout").contains(&"src/config.rs#config::parse_timeout".into()));
+}
+
+#[test]
+fn new_files_in_new_directories_and_deleted_directories_are_seen_across_sessions() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    write_files(
+        dir.path(),
+        &[("lib/old/gone.rs", "pub fn vanishing_walrus() {}\n")],
+    );
+    {
+        let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+        ws.refresh().expect("refresh");
+        assert!(!hits(&ws, "vanishing_walrus").is_empty());
+    }
+    // Between two sessions: a new file two directories deep, a directory gone.
+    write_files(
+        dir.path(),
+        &[("lib/new/deeper/found.rs", "pub fn emerging_otter() {}\n")],
+    );
+    std::fs::remove_dir_all(dir.path().join("lib/old")).expect("rm");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    let report = ws.refresh().expect("refresh");
+    assert_eq!((report.added, report.removed), (1, 1), "{report:?}");
+    assert_eq!(
+        hits(&ws, "emerging_otter"),
+        ["lib/new/deeper/found.rs#found::emerging_otter"]
+    );
+    assert!(hits(&ws, "vanishing_walrus").is_empty());
+}
+
+#[test]
+fn a_changed_gitignore_drops_and_admits_files() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    write_files(
+        dir.path(),
+        &[
+            (".gitignore", "generated/\n"),
+            ("generated/out.rs", "pub fn hidden_heron() {}\n"),
+        ],
+    );
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    assert!(hits(&ws, "hidden_heron").is_empty());
+    assert!(!hits(&ws, "retry_loop").is_empty());
+    write_files(dir.path(), &[(".gitignore", "src/\n")]);
+    let report = ws.refresh().expect("refresh");
+    assert!(report.added >= 1 && report.removed >= 2, "{report:?}");
+    assert_eq!(
+        hits(&ws, "hidden_heron"),
+        ["generated/out.rs#out::hidden_heron"]
+    );
+    assert!(hits(&ws, "retry_loop").is_empty());
+}
+
+#[test]
+fn a_corrupt_saved_tree_costs_a_walk_not_a_stale_answer() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    {
+        let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+        ws.refresh().expect("refresh");
+    }
+    let mut trees = Vec::new();
+    for entry in std::fs::read_dir(cache.path()).expect("cache").flatten() {
+        let tree = entry.path().join("tree.bin");
+        assert!(tree.is_file(), "the tree is saved beside the index");
+        trees.push(tree);
+    }
+    for tree in &trees {
+        let mut bytes = std::fs::read(tree).expect("read");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(tree, bytes).expect("corrupt");
+    }
+    write_files(
+        dir.path(),
+        &[("src/extra/added.rs", "pub fn patient_lynx() {}\n")],
+    );
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    ws.refresh().expect("refresh");
+    assert_eq!(
+        hits(&ws, "patient_lynx"),
+        ["src/extra/added.rs#extra::added::patient_lynx"]
+    );
+}
+
+#[test]
+fn the_check_before_an_answer_does_not_wait_for_the_watcher() {
+    // The watcher only hastens a refresh; the check before an answer stats
+    // the files itself, so a change the watcher has not processed yet (its
+    // debounce still running, or its events lost to a queue overflow) is
+    // already in the answer.
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let _watch = ws
+        .watch(Duration::from_secs(3600), |e| panic!("refresh failed: {e}"))
+        .expect("watch");
+    write_files(
+        dir.path(),
+        &[("src/quiet/unseen.rs", "pub fn unheralded_ibis() {}\n")],
+    );
+    let report = ws.refresh_within(Duration::from_secs(5)).expect("refresh");
+    assert!(report.pending.is_empty());
+    assert_eq!(
+        hits(&ws, "unheralded_ibis"),
+        ["src/quiet/unseen.rs#quiet::unseen::unheralded_ibis"]
+    );
+}

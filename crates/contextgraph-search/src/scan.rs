@@ -1,0 +1,408 @@
+//! The freshness check: which files changed since the last refresh, found
+//! from metadata alone.
+//!
+//! [`quick_scan`] works from the remembered [`Tree`]: it stats every known
+//! directory and file in parallel, re-lists only the directories whose
+//! stamp changed (a new entry, a deletion or a rename changes its
+//! directory's stamp), walks in full only directories that appeared, and
+//! re-judges only files whose own stamp changed. On an unchanged tree that
+//! is one `lstat` per known path and no directory read. Whatever it cannot
+//! decide locally — a changed, new or unsettled ignore-rules file — it
+//! hands back to the full walk ([`full_scan`]), which also rebuilds the tree.
+
+use std::path::{Path, PathBuf};
+
+use crate::tree::{Freshness, KnownFile, RulesFile, Stamp, Tree, IGNORE_FILE_NAMES};
+use crate::walk::{verdict, walk_under, Walk, WalkOptions, WalkedFile};
+
+/// What a quick scan found.
+#[derive(Debug, Default)]
+pub(crate) struct Delta {
+    /// Admitted files to read: new ones, and known ones whose stamp changed.
+    pub(crate) candidates: Vec<WalkedFile>,
+    /// Admitted files read again only because their stamp was not settled
+    /// ([`Freshness::Verify`]): not seen to change, so a deadline that
+    /// stops them does not make them pending.
+    pub(crate) verify: Vec<WalkedFile>,
+    /// Files the walk admitted last time that are gone now (deleted,
+    /// renamed away, replaced by a directory) or that it now leaves out.
+    pub(crate) gone: Vec<String>,
+    /// Whether the tree changed (and so must be persisted again).
+    pub(crate) tree_changed: bool,
+}
+
+/// `root/rel`, `root` itself for `""` (no trailing separator).
+fn abs_of(root: &Path, rel: &str) -> PathBuf {
+    if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    }
+}
+
+/// The stamps of `root/rel` for every `rel`, on up to `threads` threads.
+/// Paths in order (as the tree keeps them) share their directory with
+/// their neighbours, which [`stat_run`] exploits.
+fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
+    let mut out = vec![None; rels.len()];
+    // Below a few hundred paths a thread costs more than it saves.
+    let per_thread = rels.len().div_ceil(threads.max(1)).max(512);
+    std::thread::scope(|scope| {
+        for (paths, stamps) in rels.chunks(per_thread).zip(out.chunks_mut(per_thread)) {
+            scope.spawn(move || stat_run(root, paths, stamps));
+        }
+    });
+    out
+}
+
+/// [`stat_all`] on one thread: every entry is stat'ed relative to its open
+/// directory, so the kernel resolves one name per file instead of its
+/// whole path (most of the cost of a full-path `lstat` on a deep tree).
+/// Paths in order are a depth-first walk, so the open directories form a
+/// stack of ancestors and each is opened once, relative to its parent.
+#[cfg(target_os = "linux")]
+fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
+    use rustix::fs::{open, openat, statat, AtFlags, Mode, OFlags};
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut stack: Vec<(&str, Option<std::os::fd::OwnedFd>)> = Vec::new();
+    for (rel, slot) in rels.iter().zip(out) {
+        let (dir, name) = match rel.rsplit_once('/') {
+            Some(split) => split,
+            None if rel.is_empty() => {
+                *slot = Stamp::at(root);
+                continue;
+            }
+            None => ("", *rel),
+        };
+        while stack.last().is_some_and(|(d, _)| !ancestor_or_self(d, dir)) {
+            stack.pop();
+        }
+        if stack.last().is_none_or(|(d, _)| *d != dir) {
+            let fd = match stack.last() {
+                // Relative to the nearest open ancestor.
+                Some((top, Some(top_fd))) => {
+                    let below = if top.is_empty() {
+                        dir
+                    } else {
+                        &dir[top.len() + 1..]
+                    };
+                    openat(top_fd, below, flags, Mode::empty()).ok()
+                }
+                // Nothing below an ancestor that cannot be opened can be stat'ed.
+                Some((_, None)) => None,
+                None => open(abs_of(root, dir), flags, Mode::empty()).ok(),
+            };
+            stack.push((dir, fd));
+        }
+        *slot = stack
+            .last()
+            .and_then(|(_, fd)| fd.as_ref())
+            .and_then(|fd| statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok())
+            .map(|st| Stamp::of_stat(&st));
+    }
+}
+
+/// Whether directory `a` is `b` or contains it (`""` is the root).
+#[cfg(target_os = "linux")]
+fn ancestor_or_self(a: &str, b: &str) -> bool {
+    a.is_empty() || a == b || (b.starts_with(a) && b.as_bytes().get(a.len()) == Some(&b'/'))
+}
+
+/// [`stat_all`] on one thread, by full paths.
+#[cfg(not(target_os = "linux"))]
+fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
+    let mut buf = PathBuf::with_capacity(root.as_os_str().len() + 128);
+    for (rel, slot) in rels.iter().zip(out) {
+        buf.as_mut_os_string().clear();
+        buf.push(root);
+        if !rel.is_empty() {
+            buf.push(rel);
+        }
+        *slot = Stamp::at(&buf);
+    }
+}
+
+/// Walk in full and remember the tree the walk saw, every stamp taken
+/// after the walk (see [`crate::tree`] on why that is safe). No tree when
+/// a path the walk met cannot be named by its `/`-separated string (not
+/// UTF-8): the quick check would find it gone, so every check walks.
+pub(crate) fn full_scan(
+    root: &Path,
+    options: &WalkOptions,
+    scan_start_ns: i64,
+    threads: usize,
+) -> (Walk, Option<Tree>) {
+    let walked = walk_under(root, root, None, options);
+    if walked.files.iter().any(|f| f.abs_path.to_str().is_none()) {
+        return (walked, None);
+    }
+    let mut tree = Tree {
+        walk: (options.max_file_bytes, options.include_secrets),
+        ..Tree::default()
+    };
+    let dirs: Vec<&str> = walked.dirs.iter().map(String::as_str).collect();
+    for (dir, stamp) in dirs.iter().zip(stat_all(root, &dirs, threads)) {
+        // A directory gone since the walk: its files are gone too, and the
+        // next check finds them so.
+        if let Some(stamp) = stamp.filter(Stamp::is_dir) {
+            tree.dirs
+                .insert((*dir).to_owned(), stamp.settled(scan_start_ns));
+        }
+    }
+    let files: Vec<(&str, Option<crate::SkipReason>)> = walked
+        .files
+        .iter()
+        .map(|f| (f.rel_path.as_str(), None))
+        .chain(walked.skipped.iter().map(|(p, r)| (p.as_str(), Some(*r))))
+        .collect();
+    let rels: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    for ((rel, skipped), stamp) in files.iter().zip(stat_all(root, &rels, threads)) {
+        tree.files.insert(
+            (*rel).to_owned(),
+            KnownFile::seen(stamp, scan_start_ns, *skipped),
+        );
+    }
+    let ignore_files: Vec<String> = walked
+        .dirs
+        .iter()
+        .flat_map(|d| {
+            IGNORE_FILE_NAMES.iter().map(move |n| match d.as_str() {
+                "" => (*n).to_owned(),
+                d => format!("{d}/{n}"),
+            })
+        })
+        .collect();
+    let rels: Vec<&str> = ignore_files.iter().map(String::as_str).collect();
+    for (rel, stamp) in rels.iter().zip(stat_all(root, &rels, threads)) {
+        if stamp.is_some() {
+            tree.rules
+                .insert(root.join(rel), RulesFile::observed(stamp, scan_start_ns));
+        }
+    }
+    for path in Tree::outer_rules_files(root) {
+        let now = Stamp::at(&path);
+        tree.rules
+            .insert(path, RulesFile::observed(now, scan_start_ns));
+    }
+    // A left-out file or a directory whose name is not UTF-8 shows only in
+    // its lossy string, which names nothing on disk.
+    let lossy = walked
+        .dirs
+        .iter()
+        .chain(walked.skipped.iter().map(|(p, _)| p))
+        .any(|p| p.contains(char::REPLACEMENT_CHARACTER));
+    (walked, (!lossy).then_some(tree))
+}
+
+/// Bring `tree` up to date with the files and say what changed, or `None`
+/// when only a full walk can tell (an ignore-rules file changed, appeared
+/// or is unsettled). On `None` the tree is left half-updated: the caller
+/// replaces it with the full walk's.
+pub(crate) fn quick_scan(
+    root: &Path,
+    tree: &mut Tree,
+    options: &WalkOptions,
+    scan_start_ns: i64,
+    threads: usize,
+) -> Option<Delta> {
+    if tree.walk != (options.max_file_bytes, options.include_secrets) {
+        return None; // verdicts reached under other options
+    }
+    let mut delta = Delta::default();
+    // One parallel pass of stats over every known directory and file.
+    // Only the paths whose stamp differs are copied out of the tree (to
+    // update it): on an unchanged tree, nothing is.
+    let (dirs, files) = {
+        let rels: Vec<&str> = tree
+            .dirs
+            .keys()
+            .chain(tree.files.keys())
+            .map(String::as_str)
+            .collect();
+        let stamps = stat_all(root, &rels, threads);
+        let n_dirs = tree.dirs.len();
+        let mut dirs: Vec<(String, Option<Stamp>)> = Vec::new();
+        let mut files: Vec<(String, Option<Stamp>)> = Vec::new();
+        for (i, (rel, now)) in rels.iter().zip(stamps).enumerate() {
+            if i < n_dirs {
+                let same = matches!(
+                    (tree.dirs.get(*rel), now),
+                    (Some(Some(s)), Some(n)) if *s == n && n.is_dir()
+                );
+                if !same {
+                    dirs.push(((*rel).to_owned(), now));
+                }
+            } else if tree
+                .files
+                .get(*rel)
+                .is_none_or(|k| k.freshness(now) != Freshness::Same)
+            {
+                files.push(((*rel).to_owned(), now));
+            }
+        }
+        (dirs, files)
+    };
+
+    let mut relist: Vec<&str> = Vec::new();
+    for (dir, now) in &dirs {
+        match now.filter(Stamp::is_dir) {
+            None => {
+                // Gone (its files are found gone one by one below); the
+                // rules it held no longer apply to anything.
+                tree.dirs.remove(dir);
+                let abs = abs_of(root, dir);
+                tree.rules.retain(|p, _| p.parent() != Some(abs.as_path()));
+                delta.tree_changed = true;
+            }
+            Some(now) => {
+                // The stamp taken before the listing is the one kept: a
+                // change during the listing then shows next time.
+                tree.dirs.insert(dir.clone(), now.settled(scan_start_ns));
+                relist.push(dir);
+                delta.tree_changed = true;
+            }
+        }
+    }
+    if !tree.rules.iter().all(|(p, r)| r.holds(Stamp::at(p))) {
+        return None;
+    }
+    for dir in relist {
+        let abs = abs_of(root, dir);
+        for name in IGNORE_FILE_NAMES {
+            let path = abs.join(name);
+            if !tree.rules.contains_key(&path) && Stamp::at(&path).is_some() {
+                return None; // a new ignore file
+            }
+        }
+        let listed = walk_under(root, &abs, Some(1), options);
+        for sub in listed.dirs.iter().filter(|d| *d != dir) {
+            if !tree.dirs.contains_key(sub) {
+                add_subtree(root, sub, tree, options, scan_start_ns, &mut delta);
+            }
+        }
+        note_new_files(root, &listed, tree, scan_start_ns, &mut delta);
+    }
+    // Known files: only a changed stamp needs a verdict.
+    for (rel, now) in files {
+        let Some(known) = tree.files.get_mut(&rel) else {
+            continue;
+        };
+        match known.freshness(now) {
+            Freshness::Same => continue,
+            Freshness::Verify => {
+                // Looked at again from now on only if still unsettled.
+                known.settled = now.is_some_and(|s| s.settled(scan_start_ns).is_some());
+                delta.tree_changed = true;
+                if known.skipped.is_none() {
+                    // Left-out files are judged by their stamp alone.
+                    delta.verify.push(walked_file(root, &rel, now));
+                }
+                continue;
+            }
+            Freshness::Changed => {}
+        }
+        delta.tree_changed = true;
+        let was_admitted = known.skipped.is_none();
+        let abs = root.join(&rel);
+        let meta = std::fs::symlink_metadata(&abs)
+            .ok()
+            .filter(|m| !m.file_type().is_dir());
+        let Some(meta) = meta else {
+            tree.files.remove(&rel);
+            if was_admitted {
+                delta.gone.push(rel);
+            }
+            continue;
+        };
+        let stamp = Some(Stamp::of(&meta));
+        let symlink = meta.file_type().is_symlink();
+        match verdict(root, options, &abs, rel.clone(), symlink, Some(&meta)) {
+            Ok(file) => {
+                tree.files
+                    .insert(rel.clone(), KnownFile::seen(stamp, scan_start_ns, None));
+                delta.candidates.push(file);
+            }
+            Err((_, reason)) => {
+                tree.files.insert(
+                    rel.clone(),
+                    KnownFile::seen(stamp, scan_start_ns, Some(reason)),
+                );
+                if was_admitted {
+                    delta.gone.push(rel);
+                }
+            }
+        }
+    }
+    delta.gone.sort();
+    delta.verify.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    delta.candidates.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    Some(delta)
+}
+
+/// The walk's record of a known admitted file whose stamp is `now`.
+fn walked_file(root: &Path, rel: &str, now: Option<Stamp>) -> WalkedFile {
+    WalkedFile {
+        rel_path: rel.to_owned(),
+        abs_path: abs_of(root, rel),
+        size: now.map_or(0, |s| s.size()),
+        mtime: now.map(|s| s.modified()),
+    }
+}
+
+/// A directory that appeared: walk it whole and remember all of it.
+fn add_subtree(
+    root: &Path,
+    rel: &str,
+    tree: &mut Tree,
+    options: &WalkOptions,
+    scan_start_ns: i64,
+    delta: &mut Delta,
+) {
+    let abs = root.join(rel);
+    let walked = walk_under(root, &abs, None, options);
+    for dir in &walked.dirs {
+        let dir_abs = root.join(dir);
+        // Stamped after the walk: a change during it is then unsettled.
+        if let Some(stamp) = Stamp::at(&dir_abs).filter(Stamp::is_dir) {
+            tree.dirs.insert(dir.clone(), stamp.settled(scan_start_ns));
+            tree.note_ignore_files_in(&dir_abs, scan_start_ns);
+        }
+    }
+    note_new_files(root, &walked, tree, scan_start_ns, delta);
+    delta.tree_changed = true;
+}
+
+/// Remember the files of a listing not known yet; admitted ones are read.
+fn note_new_files(
+    root: &Path,
+    listed: &Walk,
+    tree: &mut Tree,
+    scan_start_ns: i64,
+    delta: &mut Delta,
+) {
+    for file in &listed.files {
+        if tree.files.contains_key(&file.rel_path) {
+            continue; // known: judged by its own stamp
+        }
+        tree.files.insert(
+            file.rel_path.clone(),
+            KnownFile::seen(Stamp::at(&file.abs_path), scan_start_ns, None),
+        );
+        delta.candidates.push(file.clone());
+        delta.tree_changed = true;
+    }
+    for (rel, reason) in &listed.skipped {
+        if tree.files.contains_key(rel) {
+            continue;
+        }
+        tree.files.insert(
+            rel.clone(),
+            KnownFile::seen(Stamp::at(&root.join(rel)), scan_start_ns, Some(*reason)),
+        );
+        delta.tree_changed = true;
+    }
+}
+
+#[cfg(test)]
+#[path = "scan_tests.rs"]
+mod tests;
