@@ -51,6 +51,7 @@ pub mod rerank;
 mod search;
 pub mod semantic;
 pub mod store;
+pub mod term_counts;
 pub mod tokenize;
 pub mod uri;
 pub mod walk;
