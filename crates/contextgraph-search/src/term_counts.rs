@@ -4,16 +4,40 @@
 //! chunking (on all cores) and indexing (on one): as a `Vec<(String, u32)>`
 //! that was one heap string per distinct term per chunk, which made the
 //! term lists most of the build's peak memory and their allocation a good
-//! part of its CPU. Here the terms sit concatenated in one string, sorted,
-//! with their end offsets and counts beside them.
+//! part of its CPU. Here they sit in one packed byte vector, sorted.
 
 /// Term frequencies sorted by term (each term once).
+///
+/// Packed in one byte vector: per term, its length (LEB128), its bytes and
+/// its count (LEB128). Terms are at most a few dozen bytes and counts small,
+/// so a term costs its bytes plus two: half of what offsets and counts as
+/// `u32`s beside a string cost, on the structure that dominates a cold
+/// build's memory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TermCounts {
-    /// The terms, concatenated in sorted order.
-    blob: String,
-    /// Per term: its end offset in `blob` and its count.
-    entries: Vec<(u32, u32)>,
+    packed: Vec<u8>,
+    terms: u32,
+}
+
+fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let mut v = 0u32;
+    for shift in (0..35).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u32::from(b & 0x7f).checked_shl(shift)?;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 impl TermCounts {
@@ -22,18 +46,16 @@ impl TermCounts {
     pub fn from_pairs<S: AsRef<str>>(pairs: impl IntoIterator<Item = (S, u32)>) -> TermCounts {
         let mut pairs: Vec<(S, u32)> = pairs.into_iter().collect();
         pairs.sort_unstable_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
-        let mut out = TermCounts {
-            blob: String::with_capacity(pairs.iter().map(|p| p.0.as_ref().len()).sum()),
-            entries: Vec::with_capacity(pairs.len()),
-        };
-        for (term, count) in pairs {
-            let term = term.as_ref();
-            if out.iter().next_back().is_some_and(|(last, _)| last == term) {
-                if let Some(e) = out.entries.last_mut() {
-                    e.1 = e.1.saturating_add(count);
-                }
-                continue;
+        let mut merged: Vec<(&str, u32)> = Vec::with_capacity(pairs.len());
+        for (term, count) in &pairs {
+            match merged.last_mut() {
+                Some(last) if last.0 == term.as_ref() => last.1 = last.1.saturating_add(*count),
+                _ => merged.push((term.as_ref(), *count)),
             }
+        }
+        let bytes = merged.iter().map(|(t, _)| t.len() + 2).sum();
+        let mut out = TermCounts::with_capacity(bytes);
+        for (term, count) in merged {
             out.push_sorted(term, count);
         }
         out
@@ -41,47 +63,54 @@ impl TermCounts {
 
     /// Append a term greater than every term so far (callers sort first).
     pub(crate) fn push_sorted(&mut self, term: &str, count: u32) {
-        self.blob.push_str(term);
-        // A chunk's own text is capped far below 4 GiB (the file size cap).
-        let end = u32::try_from(self.blob.len()).unwrap_or(u32::MAX);
-        self.entries.push((end, count));
+        // A term is a word of at most a few dozen bytes (longer runs are
+        // not indexed); a longer one read from a damaged journal is cut to
+        // what the length prefix can say rather than misread.
+        let len = u32::try_from(term.len()).unwrap_or(u32::MAX);
+        push_varint(&mut self.packed, len);
+        self.packed
+            .extend_from_slice(&term.as_bytes()[..len as usize]);
+        push_varint(&mut self.packed, count);
+        self.terms += 1;
     }
 
-    /// An empty list with room for `terms` terms of `bytes` bytes in all.
-    pub(crate) fn with_capacity(terms: usize, bytes: usize) -> TermCounts {
+    /// An empty list with room for about `bytes` packed bytes.
+    pub(crate) fn with_capacity(bytes: usize) -> TermCounts {
         TermCounts {
-            blob: String::with_capacity(bytes),
-            entries: Vec::with_capacity(terms),
+            packed: Vec::with_capacity(bytes),
+            terms: 0,
         }
     }
 
     /// Number of distinct terms.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.terms as usize
     }
 
     /// Whether there is no term.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.terms == 0
     }
 
     /// `(term, count)` in term order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, u32)> + ExactSizeIterator + '_ {
-        self.entries.iter().enumerate().map(move |(i, &(end, n))| {
-            let start = match i {
-                0 => 0,
-                _ => self.entries[i - 1].0 as usize,
-            };
-            (self.blob.get(start..end as usize).unwrap_or(""), n)
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        let mut at = 0usize;
+        std::iter::from_fn(move || {
+            if at >= self.packed.len() {
+                return None;
+            }
+            let len = read_varint(&self.packed, &mut at)? as usize;
+            let term = self.packed.get(at..at + len)?;
+            at += len;
+            let count = read_varint(&self.packed, &mut at)?;
+            // Only `push_sorted` writes, from `&str`s: always UTF-8.
+            Some((std::str::from_utf8(term).unwrap_or(""), count))
         })
     }
 
     /// The count of `term` (0 when absent).
     pub fn get(&self, term: &str) -> u32 {
-        let terms: Vec<(&str, u32)> = self.iter().collect();
-        terms
-            .binary_search_by(|(t, _)| (*t).cmp(term))
-            .map_or(0, |i| terms[i].1)
+        self.iter().find(|(t, _)| *t == term).map_or(0, |(_, n)| n)
     }
 
     /// As owned pairs (for tests and export).
@@ -112,5 +141,9 @@ mod tests {
         assert_eq!(t.get("gamma"), 0);
         assert_eq!(t, t.iter().collect::<TermCounts>());
         assert!(TermCounts::default().is_empty());
+        // Long terms and large counts take multi-byte lengths and counts.
+        let long = "x".repeat(300);
+        let t = TermCounts::from_pairs([(long.as_str(), 70_000), ("y", u32::MAX)]);
+        assert_eq!(t.to_vec(), [(long.clone(), 70_000), ("y".into(), u32::MAX)]);
     }
 }

@@ -307,8 +307,8 @@ pub(crate) fn term_frequencies_of(parts: &[&str]) -> (TermCounts, u32) {
     }
     let mut terms: Vec<(Cow<'_, str>, u32)> = map.into_iter().collect();
     terms.sort_unstable();
-    let bytes = terms.iter().map(|t| t.0.len()).sum();
-    let mut out = TermCounts::with_capacity(terms.len(), bytes);
+    let bytes = terms.iter().map(|t| t.0.len() + 2).sum();
+    let mut out = TermCounts::with_capacity(bytes);
     for (term, n) in &terms {
         out.push_sorted(term, *n);
     }
