@@ -91,10 +91,13 @@ fn run() -> Result<(), String> {
         PREAMBLE.len(),
         labels as f64 / blocks.len().max(1) as f64,
     );
-    let included: Vec<&String> = offered
+    // Each distinct content once (the composer keeps one block per copy).
+    let mut included: Vec<&String> = offered
         .iter()
         .filter(|c| blocks.iter().any(|b| b.content == **c))
         .collect();
+    included.sort();
+    included.dedup();
     let total: usize = included.iter().map(|c| c.len()).sum();
     let verbatim: usize = included
         .iter()
