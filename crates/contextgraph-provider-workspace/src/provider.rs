@@ -15,6 +15,7 @@ use contextgraph_types::{
     Representation, Timestamp, Transform, Verdict, VerifyRequest, VerifyResponse,
 };
 
+use contextgraph_search::chunk::code::name_in_file;
 use contextgraph_search::chunk::{chunk_file, LineIndex};
 use contextgraph_search::index::{sha256, ChunkRecord};
 use contextgraph_search::lang::Language;
@@ -299,20 +300,26 @@ struct CurrentChunk {
 }
 
 /// Title and citation label a person reads: `function net::retry_loop
-/// (src/net.rs)` and `src/net.rs L120-160 net::retry_loop`.
+/// (src/net.rs)` and `src/net.rs:L5-18 retry_loop`.
+///
+/// The label is what a prompt shows of a frame, on every block, so it says
+/// each thing once: the path, the line range, and for a symbol its name
+/// within the file (the module path is the file's path again); for a
+/// section its heading. The frame's id and title (and so the JSON output
+/// and the audit) keep the full identity.
 fn labels(rel: &str, c: &ChunkRecord) -> (String, String) {
-    let range = format!("L{}-{}", c.start_line, c.end_line);
+    let at = format!("{rel}:L{}-{}", c.start_line, c.end_line);
     match &c.symbol {
-        Some(s) => (
-            format!("{} ({rel})", c.title),
-            format!("{rel} {range} {}", s.qualified),
-        ),
+        Some(s) => {
+            let name = name_in_file(Language::detect(rel), rel, &s.qualified);
+            (format!("{} ({rel})", c.title), format!("{at} {name}"))
+        }
         None => match c.kind {
             contextgraph_search::chunk::ChunkKind::Doc => (
                 format!("{} ({rel})", c.title),
-                format!("{rel} {range} § {}", c.title),
+                format!("{at} § {}", c.title),
             ),
-            _ => (format!("{rel} {}", c.title), format!("{rel} {range}")),
+            _ => (format!("{rel} {}", c.title), at),
         },
     }
 }

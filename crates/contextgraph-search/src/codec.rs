@@ -229,9 +229,9 @@ pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
         w.ts(c.valid_from);
         if with_terms {
             w.len(c.terms.len());
-            for (t, n) in &c.terms {
+            for (t, n) in c.terms.iter() {
                 w.str(t);
-                w.u32(*n);
+                w.u32(n);
             }
         }
         w.u32(c.doc_len);
@@ -291,6 +291,7 @@ pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileReco
                 terms.push((r.string()?, r.u32()?));
             }
         }
+        let terms = crate::tokenize::TermCounts::from_pairs(terms);
         let doc_len = r.u32()?;
         let calls = r.strings()?;
         let references = r.strings()?;

@@ -52,6 +52,7 @@ mod scan;
 mod search;
 pub mod semantic;
 pub mod store;
+pub mod term_counts;
 pub mod tokenize;
 mod tree;
 pub mod uri;

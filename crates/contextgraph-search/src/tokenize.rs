@@ -7,10 +7,16 @@
 //! exact symbol match ranks first; the parts let prose queries ("retry loop")
 //! find code.
 
+use std::borrow::Cow;
+
+pub use crate::term_counts::TermCounts;
+
 /// Longest run treated as a word (longer runs are data, not identifiers).
 const MAX_WORD_BYTES: usize = 64;
 
-/// Words too common in prose queries and comments to discriminate anything.
+/// Words too common in prose queries and comments to discriminate anything
+/// (the list [`is_stopword`] matches; tests hold the two equal).
+#[cfg_attr(not(test), allow(dead_code))]
 const STOPWORDS: &[&str] = &[
     "a", "all", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can", "do", "does",
     "else", "for", "from", "has", "how", "if", "in", "into", "is", "it", "its", "not", "of", "on",
@@ -22,11 +28,60 @@ const STOPWORDS: &[&str] = &[
 const MAX_STOPWORD_BYTES: usize = 5;
 
 fn is_stopword(w: &str) -> bool {
-    w.len() <= MAX_STOPWORD_BYTES && STOPWORDS.binary_search(&w).is_ok()
+    // One `match` (a jump on length, then a few compares) rather than a
+    // binary search: it runs on every short token at index time. A test
+    // keeps it equal to [`STOPWORDS`].
+    matches!(
+        w,
+        "a" | "all"
+            | "an"
+            | "and"
+            | "any"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "but"
+            | "by"
+            | "can"
+            | "do"
+            | "does"
+            | "else"
+            | "for"
+            | "from"
+            | "has"
+            | "how"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "its"
+            | "not"
+            | "of"
+            | "on"
+            | "or"
+            | "so"
+            | "that"
+            | "the"
+            | "then"
+            | "this"
+            | "to"
+            | "was"
+            | "we"
+            | "were"
+            | "what"
+            | "when"
+            | "which"
+            | "will"
+            | "with"
+            | "you"
+    )
 }
 
 /// Lowercase `from` into `into` (cleared first); ASCII words, nearly all of
-/// code, skip the Unicode case tables.
+/// code, skip the Unicode case tables. Per character, so that a part of a
+/// word lowercases to the same bytes as it does inside the whole word.
 fn lowercase_into(from: &str, into: &mut String) {
     into.clear();
     if from.is_ascii() {
@@ -37,76 +92,169 @@ fn lowercase_into(from: &str, into: &mut String) {
     }
 }
 
-/// Call `emit` for every token of `text`, in order (duplicates included).
-pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
-    // Three buffers reused for every word: tokenizing allocates nothing
-    // per token (it runs over every chunk at index time and over every
-    // candidate's symbol name at query time).
-    let mut word = String::new();
-    let mut lower = String::new();
-    let mut part_lower = String::new();
-    let flush = |word: &mut String,
-                 lower: &mut String,
-                 part_lower: &mut String,
-                 emit: &mut dyn FnMut(&str)| {
-        if word.is_empty() {
-            return;
-        }
-        if word.len() <= MAX_WORD_BYTES {
-            lowercase_into(word, lower);
-            split_parts(word, |part| {
-                lowercase_into(part, part_lower);
-                if part_lower.len() >= 2 && *part_lower != *lower && !is_stopword(part_lower) {
-                    emit(part_lower);
-                }
-            });
-            if lower.len() >= 2 && !is_stopword(lower) {
-                emit(lower);
-            }
-        }
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut lower, &mut part_lower, &mut emit);
-        }
+/// Whether `w`, ASCII-lowercased, is a stopword (no allocation: stopwords
+/// are short, the comparison runs on a stack copy).
+fn is_ascii_stopword(w: &str) -> bool {
+    if w.len() > MAX_STOPWORD_BYTES {
+        return false;
     }
-    flush(&mut word, &mut lower, &mut part_lower, &mut emit);
+    let mut buf = [0u8; MAX_STOPWORD_BYTES];
+    let buf = &mut buf[..w.len()];
+    buf.copy_from_slice(w.as_bytes());
+    buf.make_ascii_lowercase();
+    std::str::from_utf8(buf).is_ok_and(is_stopword)
 }
 
-/// The parts of an identifier: split at `_`, at lower→upper case changes,
-/// at the end of an acronym (`HTTPServer` → `HTTP`, `Server`) and between
-/// letters and digits.
-fn split_parts(word: &str, mut emit: impl FnMut(&str)) {
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
+/// One token as [`for_each_token`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Token<'s> {
+    /// The token is the ASCII lowercase of this byte range of the text
+    /// (the whole word or part is ASCII): no copy was made.
+    At(std::ops::Range<usize>),
+    /// The token, lowercased into a scratch buffer (a word with non-ASCII
+    /// letters), valid for the call only.
+    Lowered(&'s str),
+}
+
+/// Whether an ASCII byte belongs to a word (`char::is_alphanumeric` or `_`).
+fn is_ascii_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Report every token of `text` in order (duplicates included) without
+/// copying ASCII tokens: an identifier's parts first, then the identifier.
+///
+/// Words are maximal runs of alphanumeric characters and `_`; a word of
+/// more than [`MAX_WORD_BYTES`] is data and yields nothing. A part (see
+/// [`split_parts`]) is reported when it is at least two bytes, differs from
+/// the whole word and is not a stopword; the word when it is at least two
+/// bytes and not a stopword.
+pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
+    let bytes = text.as_bytes();
+    let mut lower = String::new();
+    let mut part_lower = String::new();
+    let mut i = 0usize;
+    while i < bytes.len() {
+        // Skip to the next word.
+        let b = bytes[i];
+        if b < 0x80 {
+            if !is_ascii_word_byte(b) {
+                i += 1;
+                continue;
+            }
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            if !c.is_alphanumeric() {
+                i += c.len_utf8();
+                continue;
+            }
+        }
+        let start = i;
+        let mut ascii = true;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                if !is_ascii_word_byte(b) {
+                    break;
+                }
+                i += 1;
+            } else {
+                let c = text[i..].chars().next().unwrap_or(' ');
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                ascii = false;
+                i += c.len_utf8();
+            }
+        }
+        let word = &text[start..i];
+        if word.len() > MAX_WORD_BYTES {
+            continue;
+        }
+        if ascii {
+            split_parts(word, |a, b| {
+                let part = &word[a..b];
+                if part.len() >= 2 && part.len() != word.len() && !is_ascii_stopword(part) {
+                    emit(Token::At(start + a..start + b));
+                }
+            });
+            if word.len() >= 2 && !is_ascii_stopword(word) {
+                emit(Token::At(start..i));
+            }
+        } else {
+            lowercase_into(word, &mut lower);
+            split_parts(word, |a, b| {
+                let part = &word[a..b];
+                lowercase_into(part, &mut part_lower);
+                if part_lower.len() >= 2 && part_lower != lower && !is_stopword(&part_lower) {
+                    if part.is_ascii() {
+                        emit(Token::At(start + a..start + b));
+                    } else {
+                        emit(Token::Lowered(&part_lower));
+                    }
+                }
+            });
+            if lower.len() >= 2 && !is_stopword(&lower) {
+                emit(Token::Lowered(&lower));
+            }
+        }
+    }
+}
+
+/// Call `emit` for every token of `text`, in order (duplicates included).
+pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
+    // One buffer reused for every token that needs lowercasing: tokenizing
+    // allocates nothing per token (it runs over every candidate's symbol
+    // name at query time).
+    let mut buf = String::new();
+    for_each_token(text, |t| match t {
+        Token::At(r) => {
+            let s = &text[r];
+            if s.bytes().any(|b| b.is_ascii_uppercase()) {
+                buf.clear();
+                buf.push_str(s);
+                buf.make_ascii_lowercase();
+                emit(&buf);
+            } else {
+                emit(s);
+            }
+        }
+        Token::Lowered(s) => emit(s),
+    });
+}
+
+/// The parts of an identifier, as byte ranges `(start, end)` of it: split
+/// at `_`, at lower→upper case changes, at the end of an acronym
+/// (`HTTPServer` → `HTTP`, `Server`) and between letters and digits.
+fn split_parts(word: &str, mut emit: impl FnMut(usize, usize)) {
     let mut start = 0usize;
-    for i in 0..chars.len() {
-        let (pos, c) = chars[i];
+    let mut prev: Option<char> = None;
+    let mut chars = word.char_indices().peekable();
+    while let Some((pos, c)) = chars.next() {
+        let before = prev.replace(c);
         if c == '_' {
             if pos > start {
-                emit(&word[start..pos]);
+                emit(start, pos);
             }
             start = pos + c.len_utf8();
             continue;
         }
-        if i == 0 || pos == start {
+        let Some(p) = before else { continue };
+        if pos == start {
             continue;
         }
-        let prev = chars[i - 1].1;
-        let next = chars.get(i + 1).map(|x| x.1);
-        let boundary = (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
-            || (prev.is_alphabetic() && c.is_numeric())
-            || (prev.is_numeric() && c.is_alphabetic());
+        let next = chars.peek().map(|x| x.1);
+        let boundary = (p.is_lowercase() && c.is_uppercase())
+            || (p.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
+            || (p.is_alphabetic() && c.is_numeric())
+            || (p.is_numeric() && c.is_alphabetic());
         if boundary {
-            emit(&word[start..pos]);
+            emit(start, pos);
             start = pos;
         }
     }
     if start < word.len() {
-        emit(&word[start..]);
+        emit(start, word.len());
     }
 }
 
@@ -121,25 +269,50 @@ pub fn distinct_tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// Term frequencies of `text`, sorted by term, and the total token count.
-pub fn term_frequencies(text: &str) -> (Vec<(String, u32)>, u32) {
+/// Term frequencies of `text` and its total token count.
+pub fn term_frequencies(text: &str) -> (TermCounts, u32) {
+    term_frequencies_of(&[text])
+}
+
+/// Term frequencies of the concatenation of `parts`, each of which must end
+/// at a word boundary (as the lines of a chunk's own text do), and the total
+/// token count. Counted on slices of one lowercased copy: a distinct term
+/// costs no allocation of its own.
+pub(crate) fn term_frequencies_of(parts: &[&str]) -> (TermCounts, u32) {
+    let lowered: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
+    let len: usize = parts.iter().map(|p| p.len()).sum();
     // foldhash: seeded per process, several times faster than SipHash on
     // short keys; runs once per token of every chunk at index time.
-    let mut map: foldhash::HashMap<String, u32> =
-        foldhash::HashMap::with_capacity_and_hasher(text.len() / 16, Default::default());
+    let mut map: foldhash::HashMap<Cow<'_, str>, u32> =
+        foldhash::HashMap::with_capacity_and_hasher(len / 16, Default::default());
     let mut total = 0u32;
-    tokens(text, |t| {
-        total = total.saturating_add(1);
-        match map.get_mut(t) {
-            Some(n) => *n += 1,
-            None => {
-                map.insert(t.to_owned(), 1);
+    for (part, lowered) in parts.iter().zip(&lowered) {
+        for_each_token(part, |t| {
+            total = total.saturating_add(1);
+            let key: &str = match &t {
+                Token::At(r) => &lowered[r.clone()],
+                Token::Lowered(s) => s,
+            };
+            match map.get_mut(key) {
+                Some(n) => *n += 1,
+                None => {
+                    let key = match t {
+                        Token::At(r) => Cow::Borrowed(&lowered[r]),
+                        Token::Lowered(s) => Cow::Owned(s.to_owned()),
+                    };
+                    map.insert(key, 1);
+                }
             }
-        }
-    });
-    let mut v: Vec<(String, u32)> = map.into_iter().collect();
-    v.sort_unstable();
-    (v, total)
+        });
+    }
+    let mut terms: Vec<(Cow<'_, str>, u32)> = map.into_iter().collect();
+    terms.sort_unstable();
+    let bytes = terms.iter().map(|t| t.0.len() + 2).sum();
+    let mut out = TermCounts::with_capacity(bytes);
+    for (term, n) in &terms {
+        out.push_sorted(term, *n);
+    }
+    (out, total)
 }
 
 #[cfg(test)]
@@ -161,6 +334,34 @@ mod tests {
             STOPWORDS.windows(2).all(|w| w[0] < w[1]),
             "stopwords must stay sorted"
         );
+        assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+        // Every word of up to five letters drawn from the stopwords' letters
+        // (plus one outsider): the `match` accepts exactly the list.
+        let letters: Vec<u8> = {
+            let mut l: Vec<u8> = STOPWORDS.iter().flat_map(|w| w.bytes()).collect();
+            l.push(b'z');
+            l.sort_unstable();
+            l.dedup();
+            l
+        };
+        let mut word = Vec::new();
+        fn each(letters: &[u8], word: &mut Vec<u8>, depth: usize, check: &mut dyn FnMut(&str)) {
+            check(std::str::from_utf8(word).unwrap_or(""));
+            if depth == MAX_STOPWORD_BYTES {
+                return;
+            }
+            for &b in letters {
+                word.push(b);
+                each(letters, word, depth + 1, check);
+                word.pop();
+            }
+        }
+        let mut checked = 0usize;
+        each(&letters, &mut word, 0, &mut |w| {
+            checked += 1;
+            assert_eq!(is_stopword(w), STOPWORDS.binary_search(&w).is_ok(), "{w}");
+        });
+        assert!(checked > 1_000_000);
         assert!(
             STOPWORDS.iter().all(|w| w.len() <= MAX_STOPWORD_BYTES),
             "the length pre-check must not hide a stopword"
@@ -169,5 +370,147 @@ mod tests {
             distinct_tokens("ÉTAT_Ünïcode"),
             ["état", "ünïcode", "état_ünïcode"]
         );
+    }
+
+    /// The tokenizer as it was before tokens became byte ranges (one
+    /// `char` at a time into a word buffer, a `Vec` of the word's chars to
+    /// split it): the behaviour the fast one must keep exactly.
+    fn reference_tokens(text: &str) -> Vec<String> {
+        fn parts(word: &str) -> Vec<&str> {
+            let chars: Vec<(usize, char)> = word.char_indices().collect();
+            let mut out = Vec::new();
+            let mut start = 0usize;
+            for i in 0..chars.len() {
+                let (pos, c) = chars[i];
+                if c == '_' {
+                    if pos > start {
+                        out.push(&word[start..pos]);
+                    }
+                    start = pos + c.len_utf8();
+                    continue;
+                }
+                if i == 0 || pos == start {
+                    continue;
+                }
+                let prev = chars[i - 1].1;
+                let next = chars.get(i + 1).map(|x| x.1);
+                let boundary = (prev.is_lowercase() && c.is_uppercase())
+                    || (prev.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(char::is_lowercase))
+                    || (prev.is_alphabetic() && c.is_numeric())
+                    || (prev.is_numeric() && c.is_alphabetic());
+                if boundary {
+                    out.push(&word[start..pos]);
+                    start = pos;
+                }
+            }
+            if start < word.len() {
+                out.push(&word[start..]);
+            }
+            out
+        }
+        let mut out = Vec::new();
+        let mut flush = |word: &mut String| {
+            if !word.is_empty() && word.len() <= MAX_WORD_BYTES {
+                let mut lower = String::new();
+                lowercase_into(word, &mut lower);
+                for p in parts(word) {
+                    let mut pl = String::new();
+                    lowercase_into(p, &mut pl);
+                    if pl.len() >= 2 && pl != lower && !is_stopword(&pl) {
+                        out.push(pl);
+                    }
+                }
+                if lower.len() >= 2 && !is_stopword(&lower) {
+                    out.push(lower);
+                }
+            }
+            word.clear();
+        };
+        let mut word = String::new();
+        for c in text.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                flush(&mut word);
+            }
+        }
+        flush(&mut word);
+        out
+    }
+
+    fn all_tokens(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokens(text, |t| out.push(t.to_owned()));
+        out
+    }
+
+    /// Deterministic pseudo-random text over an alphabet that exercises
+    /// every boundary rule: cases, digits, `_`, non-ASCII letters that
+    /// change length when lowercased, non-ASCII digits, separators.
+    fn random_text(seed: u64, len: usize) -> String {
+        const ALPHABET: &[&str] = &[
+            "a", "b", "z", "A", "B", "Z", "0", "7", "_", " ", "\n", ":", "(", "-", "é", "É", "İ",
+            "ß", "Σ", "ς", "٣", "ǅ", "ﬁ", "\u{301}", "the", "If", "HTTP", "Server", "x2",
+        ];
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut out = String::new();
+        for _ in 0..len {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            out.push_str(ALPHABET[(state >> 33) as usize % ALPHABET.len()]);
+        }
+        out
+    }
+
+    #[test]
+    fn tokens_match_the_reference_tokenizer() {
+        let mut texts: Vec<String> = (0..2000)
+            .map(|i| random_text(i, 1 + i as usize % 60))
+            .collect();
+        texts.push("x".repeat(MAX_WORD_BYTES) + " " + &"y".repeat(MAX_WORD_BYTES + 1));
+        // Real code: this crate's own sources.
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![src];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(t) = std::fs::read_to_string(&p) {
+                    texts.push(t);
+                }
+            }
+        }
+        assert!(texts.len() > 2010, "the crate's sources were read");
+        for text in &texts {
+            let expected = reference_tokens(text);
+            assert_eq!(all_tokens(text), expected, "{text:?}");
+            let mut counts: Vec<(String, u32)> = Vec::new();
+            for t in &expected {
+                match counts.iter_mut().find(|(x, _)| x == t) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((t.clone(), 1)),
+                }
+            }
+            counts.sort();
+            let (terms, total) = term_frequencies(text);
+            assert_eq!(terms.to_vec(), counts, "{text:?}");
+            assert_eq!(total as usize, expected.len());
+        }
+    }
+
+    #[test]
+    fn pieces_ending_at_word_boundaries_count_like_their_concatenation() {
+        let pieces = [
+            "fn retryLoop() {\n",
+            "    let HTTP_x = 2;\n",
+            "net::retryLoop",
+            "function net::retry",
+        ];
+        let joined = format!("{}{} {} {}", pieces[0], pieces[1], pieces[2], pieces[3]);
+        assert_eq!(term_frequencies_of(&pieces), term_frequencies(&joined));
     }
 }

@@ -133,9 +133,13 @@ pub fn provider_declaration_len(provider: &str) -> usize {
 }
 
 /// Whether a title is worth rendering beside `label`: when at least half
-/// of it (in bytes of words, case-insensitively) is words the label does not
-/// already contain. A snippet labelled `src/lib.rs L4-30 lib::parse`,
-/// titled `function lib::parse (src/lib.rs)`, gets no title; a section
+/// of it (in bytes of name segments, case-insensitively) is segments the
+/// label does not already contain. Words are cut into segments at every
+/// character that is not a letter, digit or `_` (so `net::retry_loop` is
+/// `net` and `retry_loop`, `(src/net.rs)` is `src`, `net`, `rs`): a
+/// qualified name whose module path is the label's file path adds nothing.
+/// A symbol labelled `src/net.rs:L5-18 retry_loop`, titled
+/// `function net::retry_loop (src/net.rs)`, gets no title; a section
 /// labelled `retry.md`, titled `Retry policy`, keeps it.
 pub fn title_adds_to(title: &str, label: &str) -> bool {
     // Asked of every candidate frame (its header counts against the budget),
@@ -157,15 +161,13 @@ pub fn title_adds_to(title: &str, label: &str) -> bool {
         }
     };
     let (mut novel, mut total) = (0usize, 0usize);
-    for word in title.split_whitespace() {
-        let word =
-            word.trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':'));
-        if word.is_empty() {
-            continue;
-        }
-        total += word.len();
-        if !label_holds(word) {
-            novel += word.len();
+    for segment in title
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|s| !s.is_empty())
+    {
+        total += segment.len();
+        if !label_holds(segment) {
+            novel += segment.len();
         }
     }
     novel > 0 && novel * 2 >= total
@@ -293,15 +295,13 @@ mod tests {
         fn by_lowercasing(title: &str, label: &str) -> bool {
             let label = label.to_lowercase();
             let (mut novel, mut total) = (0usize, 0usize);
-            for word in title.split_whitespace() {
-                let word = word
-                    .trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':'));
-                if word.is_empty() {
-                    continue;
-                }
-                total += word.len();
-                if !label.contains(&word.to_lowercase()) {
-                    novel += word.len();
+            for segment in title
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|s| !s.is_empty())
+            {
+                total += segment.len();
+                if !label.contains(&segment.to_lowercase()) {
+                    novel += segment.len();
                 }
             }
             novel > 0 && novel * 2 >= total
@@ -327,6 +327,23 @@ mod tests {
                 "{title:?} beside {label:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_title_is_shown_only_when_half_of_it_is_new_to_the_label() {
+        let symbol = "src/net.rs:L5-18 retry_loop";
+        assert!(!title_adds_to(
+            "function net::retry_loop (src/net.rs)",
+            symbol
+        ));
+        assert!(!title_adds_to("src/net.rs lines 5-18", "src/net.rs:L5-18"));
+        assert!(!title_adds_to(
+            "Installation (README.md)",
+            "README.md:L1-9 § Installation"
+        ));
+        assert!(title_adds_to("Retry policy", "retry.md"));
+        assert!(title_adds_to("function other::thing", symbol));
+        assert!(!title_adds_to("", symbol));
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod incremental_index;
 mod kinds_filter;
 mod oversized_chunks;
 mod phrase_match;
+mod prompt_overhead;
 mod prose_goals;
 mod provenance_digests;
 mod ranking_signals;

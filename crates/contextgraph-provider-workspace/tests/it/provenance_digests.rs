@@ -53,7 +53,7 @@ fn frames_carry_readable_titles_labels_and_relations() {
     assert_eq!(fr.title, "function net::retry_loop (src/net.rs)");
     assert_eq!(
         fr.citation_label.as_deref(),
-        Some("src/net.rs L5-18 net::retry_loop")
+        Some("src/net.rs:L5-18 retry_loop")
     );
     let prov = fr.file_provenance().next().expect("provenance");
     assert_eq!(prov.range.as_deref(), Some("L5-18"));

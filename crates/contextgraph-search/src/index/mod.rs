@@ -42,6 +42,8 @@ pub(crate) use records::own_text;
 pub use records::{build_chunk_records, sha256, ChunkRecord, FileRecord};
 pub use terms::TermDict;
 
+use crate::tokenize::TermCounts;
+
 use edges::Edges;
 use postings::{Posting, SlotTerms, DEAD};
 
@@ -157,7 +159,7 @@ impl Index {
         let e = self.entry(rel_path)?;
         let mut r = e.record.clone();
         for (i, c) in r.chunks.iter_mut().enumerate() {
-            c.terms = self.chunk_terms(e.first_slot + i as u32);
+            c.terms = TermCounts::from_pairs(self.chunk_terms(e.first_slot + i as u32));
         }
         Some(r)
     }

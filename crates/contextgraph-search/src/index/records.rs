@@ -5,7 +5,7 @@ use contextgraph_types::Timestamp;
 
 use crate::chunk::{Chunk, ChunkKind, ImportRef, SymbolInfo};
 use crate::lang::Language;
-use crate::tokenize::term_frequencies;
+use crate::tokenize::{term_frequencies_of, TermCounts};
 use crate::walk::SkipReason;
 
 #[cfg(doc)]
@@ -41,7 +41,7 @@ pub struct ChunkRecord {
     /// Own-text term frequencies, sorted by term. Filled by
     /// [`build_chunk_records`]; empty in records read back from an [`Index`]
     /// (which keeps them as postings: [`Index::chunk_terms`]).
-    pub terms: Vec<(String, u32)>,
+    pub terms: TermCounts,
     /// Own-text token count (BM25 document length).
     pub doc_len: u32,
     /// Called names.
@@ -91,8 +91,7 @@ pub fn build_chunk_records(
             continue;
         };
         let digest = sha256(region.as_bytes());
-        let own_text = own_text(text, &lines, &c);
-        let (terms, doc_len) = term_frequencies(&own_text);
+        let (terms, doc_len) = term_frequencies_of(&own_text_parts(text, &lines, &c));
         let earlier = previous.and_then(|p| {
             p.chunks
                 .iter()
@@ -127,28 +126,48 @@ pub fn build_chunk_records(
     out
 }
 
-/// The chunk's own text: its lines minus those of nested chunks, plus the
-/// path (so a query naming a file finds its chunks).
-pub(crate) fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -> String {
+/// The chunk's own text in pieces, each ending at a word boundary: its
+/// lines minus those of nested chunks, then its qualified name and title (so
+/// a query naming a symbol finds it). Tokenized piece by piece, which gives
+/// the tokens of [`own_text`] without building it.
+pub(crate) fn own_text_parts<'t>(
+    text: &'t str,
+    lines: &crate::chunk::LineIndex,
+    c: &'t Chunk,
+) -> Vec<&'t str> {
     let mut nested = c.nested.clone();
     nested.sort_unstable();
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(nested.len() + 3);
     let mut line = c.start_line;
     for (a, b) in nested {
         if a > line {
-            out.push_str(lines.slice(text, line, a - 1).unwrap_or(""));
+            // Lines before a nested chunk end with their newline.
+            out.push(lines.slice(text, line, a - 1).unwrap_or(""));
         }
         line = line.max(b + 1);
     }
     if line <= c.end_line {
-        out.push_str(lines.slice(text, line, c.end_line).unwrap_or(""));
+        out.push(lines.slice(text, line, c.end_line).unwrap_or(""));
     }
     if let Some(s) = &c.symbol {
-        out.push(' ');
-        out.push_str(&s.qualified);
+        out.push(&s.qualified);
     }
-    out.push(' ');
-    out.push_str(&c.title);
+    out.push(&c.title);
+    out
+}
+
+/// The chunk's own text as one string: [`own_text_parts`] with the lines
+/// concatenated and a space before the qualified name and before the title.
+#[cfg(any(test, feature = "bench-internals"))]
+pub(crate) fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -> String {
+    let parts = own_text_parts(text, lines, c);
+    let named = usize::from(c.symbol.is_some()) + 1;
+    let (body, names) = parts.split_at(parts.len() - named);
+    let mut out = body.concat();
+    for n in names {
+        out.push(' ');
+        out.push_str(n);
+    }
     out
 }
 

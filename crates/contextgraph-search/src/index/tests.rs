@@ -28,7 +28,7 @@ fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
                 outline: None,
                 recorded_at: Timestamp::from_unix(1, 0),
                 valid_from: Timestamp::from_unix(1, 0),
-                terms: terms.iter().map(|(t, n)| ((*t).to_owned(), *n)).collect(),
+                terms: terms.iter().copied().collect(),
                 doc_len: terms.iter().map(|x| x.1).sum(),
                 calls: vec!["callee".into()],
                 references: Vec::new(),
@@ -186,4 +186,25 @@ fn corrupt_v3_payloads_are_refused_not_trusted() {
     bad[at] = b'c';
     bad[bt] = b'a';
     assert!(Index::decode(&mut Reader::new(&bad)).is_none());
+}
+
+/// A chunk's terms are counted piece by piece (lines, qualified name,
+/// title) without building its own text: they must be the terms of that
+/// text, for containers whose members' lines are left out too.
+#[test]
+fn chunk_terms_are_the_terms_of_the_chunks_own_text() {
+    let text = "/// Docs.\nimpl RetryLoop {\n    fn httpServer(&self) -> u32 {\n        2\n    }\n\n    fn other() {}\n}\nfn tail_end() {}";
+    let chunks = crate::chunk::chunk_file("src/net.rs", Language::Rust, text);
+    assert!(chunks.iter().any(|c| !c.nested.is_empty()), "{chunks:?}");
+    let lines = crate::chunk::LineIndex::new(text);
+    let expected: Vec<_> = chunks
+        .iter()
+        .map(|c| crate::tokenize::term_frequencies(&records::own_text(text, &lines, c)))
+        .collect();
+    let built = build_chunk_records(text, chunks, None, Timestamp::from_unix(1, 0), None);
+    assert_eq!(built.len(), expected.len());
+    for (r, (terms, len)) in built.iter().zip(expected) {
+        assert_eq!(r.terms, terms, "{}", r.local_id);
+        assert_eq!(r.doc_len, len);
+    }
 }

@@ -25,8 +25,8 @@ impl Index {
             self.doc_lens.push(len);
             self.live += 1;
             self.total_len += u64::from(len);
-            for (term, tf) in std::mem::take(&mut c.terms) {
-                let (id, new) = self.dict.intern(&term);
+            for (term, tf) in std::mem::take(&mut c.terms).iter() {
+                let (id, new) = self.dict.intern(term);
                 if new {
                     self.postings.push(Posting::default());
                 }

@@ -22,6 +22,9 @@ impl<'s> Cx<'s> {
             }
         }
         let mut stack = vec![(root, 0usize)];
+        // One cursor for the whole walk: a cursor per node cost an
+        // allocation and a free for every named node of the file.
+        let mut cursor = root.walk();
         while let Some((n, depth)) = stack.pop() {
             let line = n.start_position().row + 1;
             let target = owner.get(line).copied().flatten();
@@ -29,8 +32,7 @@ impl<'s> Cx<'s> {
                 self.edges_of(n, &mut chunks[t]);
             }
             if depth < MAX_DEPTH {
-                let mut c = n.walk();
-                for child in n.named_children(&mut c) {
+                for child in n.named_children(&mut cursor) {
                     stack.push((child, depth + 1));
                 }
             }

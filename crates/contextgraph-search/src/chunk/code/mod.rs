@@ -116,6 +116,30 @@ pub fn chunk_code(
     Some(chunks)
 }
 
+/// A symbol's qualified name without the module path its file already
+/// says (`net::retry_loop` in `src/net.rs` is `retry_loop`,
+/// `pkg.mod.Client.send` in `pkg/mod.py` is `Client.send`): what a citation
+/// that names the file needs to name the symbol. A name that does not start
+/// with its file's module path is returned whole.
+pub fn name_in_file<'q>(lang: Language, rel_path: &str, qualified: &'q str) -> &'q str {
+    let module = module_prefix(lang, rel_path);
+    if module.is_empty() {
+        return qualified;
+    }
+    let sep = lang.scope_separator();
+    let mut rest = qualified;
+    for segment in &module {
+        match rest
+            .strip_prefix(segment.as_str())
+            .and_then(|r| r.strip_prefix(sep))
+        {
+            Some(r) if !r.is_empty() => rest = r,
+            _ => return qualified,
+        }
+    }
+    rest
+}
+
 fn parse(lang: Language, text: &str) -> Option<Tree> {
     let grammar = lang.grammar()?;
     PARSERS.with(|cell| {
@@ -150,6 +174,9 @@ struct Def<'t> {
     /// The node whose extent is the definition (a wrapper such as
     /// `export_statement` or `decorated_definition` when there is one).
     outer: Node<'t>,
+    /// First line with the doc comments and attributes above `outer`, when
+    /// found while walking its siblings.
+    start_line: Option<u32>,
     /// Where the body starts (for the outline's header).
     body: Option<Node<'t>>,
     name: String,
@@ -214,11 +241,19 @@ impl<'s> Cx<'s> {
             return;
         }
         let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.named_children(&mut cursor).collect();
-        for child in children {
+        // All children, anonymous ones too: a definition's doc comments and
+        // attributes are read from the siblings before it here, where they
+        // are at hand (`prev_sibling` rescans the parent on every call).
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for (k, &child) in children.iter().enumerate() {
+            if !child.is_named() {
+                continue;
+            }
             match self.classify(child).filter(|c| !is_trivial(c, child)) {
                 Some(class) => {
                     let outer = wrapper_of(self.lang, child);
+                    let start_line = (outer == child)
+                        .then(|| self.doc_start(outer, children[..k].iter().rev().copied()));
                     let mut path = self.module.clone();
                     path.extend(scope.iter().cloned());
                     path.push(class.name.clone());
@@ -226,6 +261,7 @@ impl<'s> Cx<'s> {
                     let idx = self.defs.len();
                     self.defs.push(Def {
                         outer,
+                        start_line,
                         body: class.body,
                         name: class.name.clone(),
                         qualified,
@@ -251,6 +287,20 @@ impl<'s> Cx<'s> {
         }
     }
 
+    /// The first line of `outer` with the contiguous doc comments,
+    /// attributes and decorators above it; `before` are its preceding
+    /// siblings, nearest first.
+    fn doc_start(&self, outer: Node<'_>, before: impl Iterator<Item = Node<'s>>) -> u32 {
+        let mut start_line = outer.start_position().row as u32 + 1;
+        for p in before {
+            if !is_doc_or_attribute(self.lang, p.kind()) || row_of_end(p) + 2 < start_line {
+                break;
+            }
+            start_line = p.start_position().row as u32 + 1;
+        }
+        start_line
+    }
+
     fn def_chunk(
         &self,
         index: usize,
@@ -260,16 +310,10 @@ impl<'s> Cx<'s> {
     ) -> Chunk {
         let d = &self.defs[index];
         let end_line = row_of_end(d.outer) + 1;
-        let mut start_line = d.outer.start_position().row as u32 + 1;
-        // Contiguous doc comments / attributes / decorators above the definition.
-        let mut prev = d.outer.prev_sibling();
-        while let Some(p) = prev {
-            if !is_doc_or_attribute(self.lang, p.kind()) || row_of_end(p) + 2 < start_line {
-                break;
-            }
-            start_line = p.start_position().row as u32 + 1;
-            prev = p.prev_sibling();
-        }
+        let start_line = d.start_line.unwrap_or_else(|| {
+            let before = std::iter::successors(d.outer.prev_sibling(), |p| p.prev_sibling());
+            self.doc_start(d.outer, before)
+        });
         let mut local_id = d.qualified.clone();
         let seen = ids.entry(local_id.clone()).or_insert(0);
         *seen += 1;
@@ -357,5 +401,41 @@ impl<'s> Cx<'s> {
             out.push('\n');
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_in_file_drop_only_the_files_own_module_path() {
+        assert_eq!(
+            name_in_file(Language::Rust, "src/net.rs", "net::retry_loop"),
+            "retry_loop"
+        );
+        assert_eq!(
+            name_in_file(
+                Language::Rust,
+                "crates/a/src/index/mod.rs",
+                "index::Index::upsert"
+            ),
+            "Index::upsert"
+        );
+        assert_eq!(name_in_file(Language::Rust, "src/lib.rs", "parse"), "parse");
+        assert_eq!(
+            name_in_file(Language::Python, "pkg/mod.py", "pkg.mod.Client.send"),
+            "Client.send"
+        );
+        // Not under the file's module path, or nothing left after it: whole.
+        assert_eq!(
+            name_in_file(Language::Rust, "src/net.rs", "other::x"),
+            "other::x"
+        );
+        assert_eq!(name_in_file(Language::Rust, "src/net.rs", "net"), "net");
+        assert_eq!(
+            name_in_file(Language::Go, "net/x.go", "Client.Send"),
+            "Client.Send"
+        );
     }
 }

@@ -25,6 +25,10 @@ pub(super) fn wrapper_of(lang: Language, n: Node<'_>) -> Node<'_> {
         Language::Cpp => &["template_declaration"],
         _ => &[],
     };
+    if wrappers.is_empty() {
+        // `parent()` walks down from the root: not worth it for nothing.
+        return n;
+    }
     let mut cur = n;
     while let Some(p) = cur.parent() {
         if wrappers.contains(&p.kind()) {
