@@ -53,6 +53,7 @@ pub mod semantic;
 pub mod store;
 pub mod tokenize;
 pub mod uri;
+pub mod vectors_file;
 pub mod walk;
 mod watch;
 mod workspace;

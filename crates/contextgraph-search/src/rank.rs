@@ -56,7 +56,7 @@ const MAX_LEXICAL_CANDIDATES: usize = 2000;
 
 /// Weight of the semantic signal for prose goals, and for symbol lookups
 /// (where the name carries the query and the model adds little).
-const W_SEMANTIC: f32 = 0.3;
+const W_SEMANTIC: f32 = 0.1;
 const W_SEMANTIC_IDENTIFIER: f32 = 0.05;
 /// Best semantic matches considered (as candidates and for the signal).
 const SEMANTIC_CANDIDATES: usize = 30;
