@@ -60,6 +60,15 @@ const MAX_FRAMES: u32 = 64;
 struct Outcome {
     project: usize,
     per_query: Vec<(Category, Scores)>,
+    /// Wall time of each query in the provider (ms), in query order.
+    latencies_ms: Vec<f64>,
+}
+
+/// The median of `values` (NaN when empty).
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 impl Outcome {
@@ -176,16 +185,20 @@ fn run_project(
     }
     let bm25 = baseline.then(|| bm25::Bm25::build(root));
     let mut per_query = Vec::with_capacity(project.queries.len());
+    let mut latencies_ms = Vec::with_capacity(project.queries.len());
     let mut baseline_per_query = Vec::new();
     for q in &project.queries {
-        let ranked =
-            match provider.query(&ContextQuery::new(q.text.clone(), MAX_FRAMES, max_tokens)) {
-                Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
-                Err(e) => {
-                    eprintln!("{}: query '{}' failed: {e}", project.id, q.text);
-                    Vec::new()
-                }
-            };
+        let query = ContextQuery::new(q.text.clone(), MAX_FRAMES, max_tokens);
+        let started = std::time::Instant::now();
+        let answer = provider.query(&query);
+        latencies_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        let ranked = match answer {
+            Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
+            Err(e) => {
+                eprintln!("{}: query '{}' failed: {e}", project.id, q.text);
+                Vec::new()
+            }
+        };
         let s = score(&ranked, &q.answers);
         let base = bm25
             .as_ref()
@@ -222,11 +235,13 @@ fn run_project(
     let baseline = bm25.map(|_| Outcome {
         project: index,
         per_query: baseline_per_query,
+        latencies_ms: Vec::new(),
     });
     Ok((
         Outcome {
             project: index,
             per_query,
+            latencies_ms,
         },
         baseline,
     ))
@@ -264,23 +279,40 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
     println!();
     println!("## {system}");
     println!(
-        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7}",
-        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10"
+        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7} {:>9}",
+        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10", "p50 ms"
     );
     for o in outcomes {
         let p = &projects[o.project];
         if let Some(m) = o.mean(None) {
+            // Query time in the provider, in-process (the baseline has none).
+            let p50 = if o.latencies_ms.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.2}", median(&o.latencies_ms))
+            };
             println!(
-                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3}",
+                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>9}",
                 p.id,
                 short_language(&p.language),
                 p.split,
                 o.per_query.len(),
                 m.ndcg,
                 m.recall,
-                m.rr
+                m.rr,
+                p50
             );
         }
+    }
+    let all: Vec<f64> = outcomes
+        .iter()
+        .flat_map(|o| o.latencies_ms.iter().copied())
+        .collect();
+    if !all.is_empty() {
+        println!(
+            "query latency in-process, all queries: p50 {:.2} ms",
+            median(&all)
+        );
     }
     println!();
     println!(

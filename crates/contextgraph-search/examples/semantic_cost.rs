@@ -1,5 +1,8 @@
 //! What the semantic signal costs on a real tree: a cold index build, then
-//! embedding every chunk, then scoring a few goals, each timed.
+//! embedding every chunk, then scoring a few goals, each timed; then cold
+//! opens with the signal off and on (vectors computed at open and written
+//! to `vectors.bin`), alternated, and a warm open that loads the vectors
+//! file instead of embedding, each a median of three.
 //!
 //! ```text
 //! cargo run --release -p contextgraph-search --example semantic_cost -- DIR
@@ -80,5 +83,44 @@ fn main() {
     println!(
         "scoring all chunks per goal: median {:.2} ms",
         times[times.len() / 2]
+    );
+    drop(view);
+    drop(ws);
+    opens(&dir);
+}
+
+/// Cold opens with the semantic signal off and on, alternated, then warm
+/// opens with it on (the index and `vectors.bin` loaded): medians of three.
+fn opens(dir: &str) {
+    let open = |cache: &std::path::Path, semantic: bool| -> Option<f64> {
+        let options = WorkspaceOptions {
+            cache: CacheLocation::Base(cache.to_path_buf()),
+            semantic,
+            ..WorkspaceOptions::default()
+        };
+        let start = Instant::now();
+        let opened = Workspace::open(dir, options).ok()?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        drop(opened);
+        Some(ms)
+    };
+    let (mut off, mut on, mut warm) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (Ok(a), Ok(b)) = (tempfile::tempdir(), tempfile::tempdir()) else {
+            eprintln!("error: temporary cache");
+            return;
+        };
+        off.extend(open(a.path(), false));
+        on.extend(open(b.path(), true));
+        warm.extend(open(b.path(), true));
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let (off, on, warm) = (median(&mut off), median(&mut on), median(&mut warm));
+    println!(
+        "cold open: semantic off {off:.0} ms, on {on:.0} ms ({:+.0}%); warm open with vectors.bin {warm:.0} ms",
+        100.0 * (on - off) / off
     );
 }

@@ -56,6 +56,7 @@ pub mod term_counts;
 pub mod tokenize;
 mod tree;
 pub mod uri;
+pub mod vectors_file;
 pub mod walk;
 mod watch;
 mod workspace;

@@ -25,7 +25,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use contextgraph_embed::{ModelError, StaticModel};
 
 use crate::chunk::LineIndex;
-use crate::index::sha256;
+use crate::index::{sha256, Index};
 use crate::search::SearchView;
 use crate::workspace::Workspace;
 
@@ -53,6 +53,25 @@ impl Hasher for DigestHasher {
 
 type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
 
+/// A digest of which content sits in which slot: changes when a refresh
+/// edits, adds or removes a chunk, or compaction renumbers slots, even when
+/// the number of chunks stays the same. One pass over the slots (the first
+/// eight bytes of each digest, mixed with the slot number), far cheaper
+/// than the scoring pass that follows it.
+fn layout_signature(index: &Index) -> u64 {
+    let mut sig = index.slot_capacity() as u64;
+    for slot in 0..index.slot_capacity() as u32 {
+        if let Some((_, chunk)) = index.chunk(slot) {
+            let mut head = [0u8; 8];
+            head.copy_from_slice(&chunk.digest[..8]);
+            let mixed =
+                u64::from_le_bytes(head) ^ u64::from(slot).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            sig = sig.rotate_left(5) ^ mixed.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        }
+    }
+    sig
+}
+
 /// No row for this slot.
 const NO_ROW: u32 = u32::MAX;
 
@@ -71,8 +90,8 @@ pub struct SemanticIndex {
     slot_rows: Vec<u32>,
     /// Unit-length vectors, `dim` values per row.
     vectors: Vec<f32>,
-    /// Live chunks of the index at the last update.
-    generation_chunks: Option<usize>,
+    /// [`layout_signature`] of the index at the last update.
+    generation: Option<u64>,
 }
 
 /// What an [`SemanticIndex::update`] did.
@@ -85,6 +104,18 @@ pub struct SemanticUpdate {
     /// Chunks without a vector: no known token, or a file that changed
     /// since it was indexed or could not be read.
     pub skipped: usize,
+    /// Rows of the previous vectors carried over (distinct contents).
+    pub reused_rows: usize,
+    /// Rows of the previous vectors dropped: their content is no longer
+    /// indexed.
+    pub dropped: usize,
+}
+
+impl SemanticUpdate {
+    /// Whether the vectors differ from before the update (worth writing).
+    pub fn changed(&self) -> bool {
+        self.embedded > 0 || self.dropped > 0
+    }
 }
 
 impl SemanticIndex {
@@ -97,7 +128,7 @@ impl SemanticIndex {
             row_digests: Vec::new(),
             slot_rows: Vec::new(),
             vectors: Vec::new(),
-            generation_chunks: None,
+            generation: None,
         }
     }
 
@@ -121,11 +152,49 @@ impl SemanticIndex {
         self.rows.is_empty()
     }
 
-    /// Whether the vectors were last brought in line with an index of
-    /// `chunks` live chunks (a cheap staleness check; a refresh that changes
-    /// content changes digests, which `update` catches when this says no).
-    pub fn covers(&self, chunks: usize) -> bool {
-        self.generation_chunks == Some(chunks)
+    /// Each distinct content digest with its vector, in row order.
+    pub fn rows(&self) -> impl Iterator<Item = (&[u8; 32], &[f32])> {
+        self.row_digests
+            .iter()
+            .zip(self.vectors.chunks_exact(self.dim.max(1)))
+    }
+
+    /// Vectors read back from storage ([`crate::vectors_file`]): one row per
+    /// digest, `model.dim()` values each. Fails on a length mismatch or a
+    /// repeated digest.
+    pub fn from_rows(
+        model: &StaticModel,
+        digests: Vec<[u8; 32]>,
+        vectors: Vec<f32>,
+    ) -> Result<Self, &'static str> {
+        let dim = model.dim();
+        if dim == 0 || vectors.len() != digests.len() * dim {
+            return Err("vector data does not match the row count");
+        }
+        let mut rows = DigestMap::default();
+        rows.reserve(digests.len());
+        for (i, d) in digests.iter().enumerate() {
+            if rows.insert(*d, i as u32).is_some() {
+                return Err("a content digest appears twice");
+            }
+        }
+        Ok(Self {
+            dim,
+            fingerprint: model.fingerprint().to_string(),
+            rows,
+            row_digests: digests,
+            slot_rows: Vec::new(),
+            vectors,
+            generation: None,
+        })
+    }
+
+    /// Whether the vectors were last brought in line with exactly this
+    /// index: the same chunk content in the same slots (see
+    /// [`layout_signature`]). When it says no, [`update`](Self::update)
+    /// embeds what is new.
+    pub fn covers(&self, index: &Index) -> bool {
+        self.generation == Some(layout_signature(index))
     }
 
     /// Brings the vectors in line with the workspace's current index:
@@ -168,6 +237,7 @@ impl SemanticIndex {
                 slot_rows[slot as usize] = row;
                 vectors.extend_from_slice(&self.vectors[start..start + self.dim]);
                 report.reused += 1;
+                report.reused_rows += 1;
                 continue;
             }
             if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
@@ -200,6 +270,8 @@ impl SemanticIndex {
                 report.skipped += 1;
                 continue;
             }
+            // As stored on disk, so a reloaded index scores identically.
+            crate::vectors_file::quantize_in_place(&mut buffer);
             let row = row_digests.len() as u32;
             rows.insert(chunk.digest, row);
             row_digests.push(chunk.digest);
@@ -207,11 +279,12 @@ impl SemanticIndex {
             vectors.extend_from_slice(&buffer);
             report.embedded += 1;
         }
+        report.dropped = self.row_digests.len().saturating_sub(report.reused_rows);
         self.rows = rows;
         self.row_digests = row_digests;
         self.slot_rows = slot_rows;
         self.vectors = vectors;
-        self.generation_chunks = Some(index.chunk_count());
+        self.generation = Some(layout_signature(index));
         Ok(report)
     }
 
@@ -249,11 +322,67 @@ impl SemanticIndex {
 }
 
 impl Workspace {
+    /// Where this workspace's chunk vectors persist: beside the index in
+    /// its cache directory (none when persistence is disabled).
+    pub fn vectors_path(&self) -> Option<std::path::PathBuf> {
+        self.shared
+            .store
+            .as_ref()
+            .map(|s| s.dir().join(crate::vectors_file::VECTORS_FILE))
+    }
+
+    /// Brings the chunk vectors in line with the index now: loads them from
+    /// the vectors file when it is there and trustworthy, embeds the chunks
+    /// it lacks, and rewrites it when anything changed. Called when the
+    /// workspace opens with the semantic signal on (so the cost is paid at
+    /// index time, not by the first query) and before scoring a goal.
+    /// A no-op when the signal is off.
+    pub fn prepare_semantic(&self) -> Result<SemanticPrepare, SemanticError> {
+        if !self.shared.options.semantic {
+            return Ok(SemanticPrepare::default());
+        }
+        let model = contextgraph_embed::builtin().map_err(SemanticError::Model)?;
+        let mut guard = self
+            .shared
+            .semantic
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let covered = guard
+            .as_ref()
+            .is_some_and(|s| s.covers(self.view().index()));
+        if covered {
+            return Ok(SemanticPrepare::default());
+        }
+        let path = self.vectors_path();
+        let mut out = SemanticPrepare::default();
+        let mut index = match guard.take() {
+            Some(index) => index,
+            None => match path.as_deref().map(|p| crate::vectors_file::read(p, model)) {
+                Some(Ok(Some(loaded))) => {
+                    out.loaded = true;
+                    loaded
+                }
+                Some(Err(e)) => {
+                    out.rejected = Some(e.to_string());
+                    SemanticIndex::new(model)
+                }
+                Some(Ok(None)) | None => SemanticIndex::new(model),
+            },
+        };
+        out.update = index.update(self, model).map_err(SemanticError::Model)?;
+        let write = out.update.changed() || out.rejected.is_some() || !out.loaded;
+        *guard = Some(index);
+        if let (true, Some(path), Some(index)) = (write, path, guard.as_ref()) {
+            crate::vectors_file::write(&path, index).map_err(SemanticError::File)?;
+            out.written = true;
+        }
+        Ok(out)
+    }
+
     /// Semantic scores of `goal` against every chunk, best first, from the
-    /// built-in model: the chunk vectors are embedded on first use and kept
-    /// in line with the index by content digest (only new content is
-    /// embedded). Empty when the semantic signal is off, the model cannot be
-    /// loaded, or the goal has no word the model knows.
+    /// built-in model (see [`Workspace::prepare_semantic`] for where the
+    /// chunk vectors come from). Empty when the semantic signal is off, the
+    /// model cannot be loaded, or the goal has no word the model knows.
     pub fn semantic_scores(&self, goal: &str) -> Vec<(u32, f32)> {
         if !self.shared.options.semantic {
             return Vec::new();
@@ -261,21 +390,12 @@ impl Workspace {
         let Ok(model) = contextgraph_embed::builtin() else {
             return Vec::new();
         };
-        let Ok(mut guard) = self.shared.semantic.lock() else {
+        // A vectors file that cannot be written still leaves the vectors
+        // in memory: scoring goes on.
+        let _ = self.prepare_semantic();
+        let Ok(guard) = self.shared.semantic.lock() else {
             return Vec::new();
         };
-        let current = {
-            let view = self.view();
-            let chunks = view.index().chunk_count();
-            guard.as_ref().is_some_and(|s| s.covers(chunks))
-        };
-        if !current {
-            let mut index = guard.take().unwrap_or_else(|| SemanticIndex::new(model));
-            if index.update(self, model).is_err() {
-                return Vec::new();
-            }
-            *guard = Some(index);
-        }
         let Some(index) = guard.as_ref() else {
             return Vec::new();
         };
@@ -284,4 +404,29 @@ impl Workspace {
             .semantic_scores(&view, model, goal)
             .unwrap_or_default()
     }
+}
+
+/// What [`Workspace::prepare_semantic`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SemanticPrepare {
+    /// The vectors came from the vectors file.
+    pub loaded: bool,
+    /// The vectors file was there but not used, and why (it was rebuilt).
+    pub rejected: Option<String>,
+    /// What bringing the vectors in line with the index did.
+    pub update: SemanticUpdate,
+    /// The vectors file was (re)written.
+    pub written: bool,
+}
+
+/// Why the chunk vectors could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    /// The model could not be loaded or is not the vectors' model.
+    #[error("semantic signal: {0}")]
+    Model(ModelError),
+    /// The vectors were computed but the vectors file could not be written
+    /// (they are served from memory).
+    #[error("semantic signal: {0}")]
+    File(crate::vectors_file::VectorsFileError),
 }

@@ -152,6 +152,10 @@ impl Workspace {
         if source != IndexSource::Loaded {
             workspace.refresh_inner(true, None, false)?;
         }
+        // With the semantic signal on, chunk vectors are loaded or computed
+        // now, at index time (`semantic.rs`); a failure leaves the signal to
+        // retry on the first query.
+        let _ = workspace.prepare_semantic();
         // Queries are answered right away; what the index derives lazily
         // (reverse edges, slot → terms) is built here in the background under
         // a read lock, so neither the first anchored query nor the first

@@ -238,3 +238,42 @@ fn one_file_cannot_fill_the_answer() {
         .map(|id| id.split('#').next().unwrap_or_default().to_owned());
     assert_eq!(second_file.as_deref(), Some("src/decode.rs"));
 }
+
+/// Vocabulary mismatch: the goal says in prose what the implementation says
+/// in other words. Lexically both files share one goal word (`server`), and
+/// the shorter, unrelated one wins on BM25's length normalisation; the
+/// semantic signal (on when the workspace is opened with `semantic`) puts
+/// first the implementation, whose words the static model places near the
+/// goal's.
+#[test]
+fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
+    let f = Fixture::empty();
+    f.write(
+        "src/backoff.rs",
+        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
+    );
+    f.write(
+        "src/colour.rs",
+        "/// Blend the colours of a server pixel with the palette and return the mixed shade.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}\n",
+    );
+    let goal = "try again later when the server does not answer";
+    let open = |semantic: bool| {
+        let mut options = f.options();
+        options.semantic = semantic;
+        WorkspaceProvider::open(f.dir.path(), options)
+            .expect("open workspace")
+            .0
+    };
+    let on = files(&open(true), goal);
+    assert_eq!(
+        on.first().map(String::as_str),
+        Some("src/backoff.rs"),
+        "{on:?}"
+    );
+    let off = files(&open(false), goal);
+    assert_ne!(
+        off.first().map(String::as_str),
+        Some("src/backoff.rs"),
+        "{off:?}"
+    );
+}

@@ -6,3 +6,4 @@ mod common;
 mod freshness;
 mod search_api;
 mod semantic;
+mod vectors_file;
