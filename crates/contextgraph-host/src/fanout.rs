@@ -299,6 +299,18 @@ impl Host {
         self.add(Arc::new(client), Duration::from_secs(1)).await
     }
 
+    /// Add an in-process provider under the host's own `key` (see
+    /// [`add_as`](Self::add_as)).
+    pub async fn add_in_process_as(
+        &mut self,
+        key: &str,
+        provider: impl Provider,
+    ) -> Result<Arc<ProviderDescriptor>, HostError> {
+        let client = InProcessProvider::new(provider).map_err(RequestError::from)?;
+        self.add_as(key, Arc::new(client), Duration::from_secs(1))
+            .await
+    }
+
     /// Spawn a stdio provider and add it.
     pub async fn add_stdio(
         &mut self,

@@ -177,10 +177,19 @@ fn describe_raw(record: &ConsentRecord) -> String {
             .map(|e| format!(" until {e}"))
             .unwrap_or_else(|| " until revoked".to_owned())
     };
+    // The key the record is under, with the name the provider announced
+    // beside it when that differs (two providers may announce one name).
+    let who = |id: &str, name: &str| {
+        if id == name {
+            id.to_owned()
+        } else {
+            format!("{id} ({name})")
+        }
+    };
     match record {
         ConsentRecord::Grant(g) => format!(
             "grant    {} {} (egress) by {} at {}{}",
-            g.provider_id,
+            who(&g.provider_id, &g.provider_name),
             g.provider_version,
             g.grantor.id,
             g.granted_at,
@@ -188,7 +197,7 @@ fn describe_raw(record: &ConsentRecord) -> String {
         ),
         ConsentRecord::ScopeReceipt(r) => format!(
             "receipt  {} {} scope {} by {} at {}{}",
-            r.provider_id,
+            who(&r.provider_id, &r.provider_name),
             r.provider_version,
             r.scope.as_str(),
             r.grantor.id,

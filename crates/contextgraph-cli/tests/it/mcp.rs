@@ -104,7 +104,8 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
             prompt.contains(&format!("label=\"{label}\"")),
             "{label} not in prompt"
         );
-        assert_eq!(c["frame"]["provider_id"], "contextgraph-provider-workspace");
+        // Cited under the provider's cgp.toml key.
+        assert_eq!(c["frame"]["provider_id"], "workspace");
     }
     assert!(citations.iter().any(|c| c["provenance"][0]["uri"]
         .as_str()
