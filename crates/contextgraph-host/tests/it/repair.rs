@@ -252,6 +252,11 @@ async fn a_repair_reaches_the_composition_audit() {
         "{}",
         audit.explain()
     );
+    let page = contextgraph_compose::html::render(&composed);
+    assert!(
+        page.contains("repaired: D1 — declared digest was not of the content; recomputed"),
+        "the HTML report shows the repairs"
+    );
     // Citations name frames by the host's identity: recomputed digests.
     for c in &composed.citations {
         let frame = &c.frame;
