@@ -13,6 +13,7 @@ use crate::budget::Budget;
 use crate::hash::ContentSha256;
 use crate::outcome::{RepairRecord, ViolationRecord};
 use crate::placement::Placement;
+use crate::status::OutcomeStatus;
 
 /// What happened to everything offered for one composition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,7 +88,10 @@ pub enum OutcomeAudit {
         /// Every violation.
         violations: Vec<ViolationRecord>,
     },
-    /// Consent was missing (C1, C2, C6); nothing was sent to it.
+    /// Consent was missing (C1, C2, C6); nothing was sent to it. Serialized
+    /// `consent_required`, the word [`OutcomeStatus`] uses everywhere else
+    /// (`consent_missing`, the word of earlier versions, is still read).
+    #[serde(rename = "consent_required", alias = "consent_missing")]
     ConsentMissing {
         /// The scopes lacking consent.
         scopes: Vec<String>,
@@ -109,6 +113,20 @@ pub enum OutcomeAudit {
         /// The provider's message.
         message: String,
     },
+}
+
+impl OutcomeAudit {
+    /// The outcome's status word, the one vocabulary every report uses.
+    pub fn status(&self) -> OutcomeStatus {
+        match self {
+            OutcomeAudit::Accepted => OutcomeStatus::Accepted,
+            OutcomeAudit::Quarantined { .. } => OutcomeStatus::Quarantined,
+            OutcomeAudit::ConsentMissing { .. } => OutcomeStatus::ConsentRequired,
+            OutcomeAudit::TimedOut { .. } => OutcomeStatus::TimedOut,
+            OutcomeAudit::Crashed { .. } => OutcomeStatus::Crashed,
+            OutcomeAudit::Error { .. } => OutcomeStatus::Error,
+        }
+    }
 }
 
 /// One offered frame and what became of it.

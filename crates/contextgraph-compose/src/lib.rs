@@ -82,7 +82,7 @@
 //!     "providers": [
 //!       {"provider_id": "docs", "outcome": {"status": "accepted"}, "weight": 1, "demand": 1100,
 //!        "share": 1100, "used": 1038, "frames_offered": 3, "frames_included": 2},
-//!       {"provider_id": "web", "outcome": {"status": "consent_missing", "scopes": ["third-party-index"]},
+//!       {"provider_id": "web", "outcome": {"status": "consent_required", "scopes": ["third-party-index"]},
 //!        "weight": 1, "demand": 0, "share": 0, "used": 0, "frames_offered": 0, "frames_included": 0}
 //!     ],
 //!     "frames": [
@@ -101,7 +101,7 @@
 //!   compact header leaves out; `merged` is omitted when empty.
 //! - `audit.providers[].outcome.status` ∈ `accepted`, `quarantined`
 //!   (`anchors`, `violations[]` of `{anchor, path, message}`),
-//!   `consent_missing` (`scopes`), `timed_out` (`after_ms`), `crashed`
+//!   `consent_required` (`scopes`), `timed_out` (`after_ms`), `crashed`
 //!   (`detail`), `error` (`code`, `message`).
 //! - `audit.frames`: exactly one entry per offered frame, canonical order.
 //!   `frame` is the FrameId as served; `content_sha256` the recomputed digest

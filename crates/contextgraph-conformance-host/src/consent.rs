@@ -5,7 +5,7 @@
 //! single query until the right record is on file. "Sent" is measured at the
 //! provider (its query counter), not taken from the host's word.
 
-use contextgraph_host::{ConsentRecord, ConsentStore, EgressGrant, Host, HostOptions, Revocation};
+use contextgraph_host::{ConsentRecord, ConsentStore, Host, HostOptions, Revocation};
 use contextgraph_types::{
     ConsentReceipt, ContextQuery, EgressScope, Grantor, GrantorKind, Timestamp,
 };
@@ -138,7 +138,8 @@ impl Rig {
 const ADVERSARY: &str = "egress-provider";
 
 fn grant(version: &str) -> ConsentRecord {
-    ConsentRecord::Grant(EgressGrant {
+    ConsentRecord::Receipt(ConsentReceipt {
+        scope: None,
         provider_id: ADVERSARY.to_owned(),
         provider_name: ADVERSARY.to_owned(),
         provider_version: version.to_owned(),
@@ -149,9 +150,9 @@ fn grant(version: &str) -> ConsentRecord {
 }
 
 fn receipt(scope: EgressScope, expires_in: Option<i64>) -> ConsentRecord {
-    ConsentRecord::ScopeReceipt(ConsentReceipt {
+    ConsentRecord::Receipt(ConsentReceipt {
         provider_id: ADVERSARY.to_owned(),
-        scope,
+        scope: Some(scope),
         provider_name: ADVERSARY.to_owned(),
         provider_version: "1.0.0".to_owned(),
         grantor: grantor(),
@@ -204,8 +205,8 @@ pub(crate) fn decide_receipts_recorded(records: &[ConsentRecord], scopes: &[&str
     let mut e = Evidence::default();
     for scope in scopes {
         let found = records.iter().any(|r| {
-            matches!(r, ConsentRecord::ScopeReceipt(rc)
-                if rc.scope.as_str() == *scope
+            matches!(r, ConsentRecord::Receipt(rc)
+                if rc.scope.as_ref().is_some_and(|s| s.as_str() == *scope)
                     && rc.provider_name == ADVERSARY
                     && rc.provider_version == "1.0.0")
         });

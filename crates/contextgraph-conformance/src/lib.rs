@@ -5,7 +5,17 @@
 //! "Conformant" means green on this suite for the provider's declared
 //! capabilities (REQUIREMENTS §5). A suite that only ever passes proves
 //! nothing, so each check is paired with a mode of the misbehaving provider
-//! that it must catch (see this crate's `tests/it/misbehaving_modes.rs`).
+//! that it must catch (`contextgraph-fixture-misbehaving`'s
+//! `tests/it/suite_catches_every_mode.rs`), and combined modes prove that
+//! one fault never masks another (`tests/it/masking.rs` there).
+//!
+//! # Reading the spec as written
+//!
+//! Where the protocol's text leaves a choice open, a check reports the
+//! behaviour as `ambiguous: …` with both readings instead of failing it;
+//! something worth fixing that the text does not make a failure is a
+//! `warning: …`. Neither fails a run, strict or not. The readings this
+//! project follows are recorded in `docs/requirements.md` (H3, F5, G4, V2).
 //!
 //! ```no_run
 //! use contextgraph_conformance::{run_suite, SuiteOptions, Target};

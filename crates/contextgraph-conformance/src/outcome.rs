@@ -54,32 +54,71 @@ impl Outcome {
     }
 }
 
+/// Prefix of a failing evidence line.
+pub const FAIL_PREFIX: &str = "✗ ";
+
+/// Prefix of a warning: something worth fixing that the protocol's text does
+/// not make a failure (a range reaching past the end of its file, whose
+/// clipped bytes were re-hashed). Never fails a run, strict or not.
+pub const WARNING_PREFIX: &str = "warning: ";
+
+/// Prefix of an ambiguity: the provider did something one reading of the
+/// protocol's text allows and another forbids. The line states both
+/// readings; it never fails a run, and `docs/requirements.md` records the
+/// reading this project follows.
+pub const AMBIGUOUS_PREFIX: &str = "ambiguous: ";
+
 /// Collects evidence lines; any `fail` line makes the outcome a failure.
+///
+/// At most [`MAX_EVIDENCE_LINES`] lines are kept. When there are more,
+/// failing, warning and ambiguous lines are kept before plain notes (a
+/// finding must never be pushed out of the report by observations), each
+/// group in the order recorded, and one last line counts what was left out.
 #[derive(Debug, Default)]
 pub struct Evidence {
-    lines: Vec<String>,
-    extra: usize,
+    /// `(is a finding, line)`, in the order recorded; at most
+    /// `MAX_EVIDENCE_LINES` of each kind are stored.
+    lines: Vec<(bool, String)>,
+    findings: usize,
+    notes: usize,
     failed: bool,
 }
 
 impl Evidence {
-    fn push(&mut self, text: String) {
-        if self.lines.len() < MAX_EVIDENCE_LINES {
-            self.lines.push(bounded(&text, MAX_EVIDENCE_CHARS));
+    fn push(&mut self, finding: bool, text: String) {
+        let count = if finding {
+            &mut self.findings
         } else {
-            self.extra += 1;
+            &mut self.notes
+        };
+        *count += 1;
+        if *count <= MAX_EVIDENCE_LINES {
+            self.lines
+                .push((finding, bounded(&text, MAX_EVIDENCE_CHARS)));
         }
     }
 
     /// Something that holds.
     pub fn note(&mut self, text: impl Into<String>) {
-        self.push(text.into());
+        self.push(false, text.into());
     }
 
     /// Something that breaks the rule.
     pub fn fail(&mut self, text: impl Into<String>) {
         self.failed = true;
-        self.push(format!("✗ {}", text.into()));
+        self.push(true, format!("{FAIL_PREFIX}{}", text.into()));
+    }
+
+    /// Something worth fixing that does not break the rule as written (see
+    /// [`WARNING_PREFIX`]).
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.push(true, format!("{WARNING_PREFIX}{}", text.into()));
+    }
+
+    /// Behaviour one reading of the protocol allows and another forbids;
+    /// `text` states both readings (see [`AMBIGUOUS_PREFIX`]).
+    pub fn ambiguous(&mut self, text: impl Into<String>) {
+        self.push(true, format!("{AMBIGUOUS_PREFIX}{}", text.into()));
     }
 
     /// Whether a `fail` line was recorded.
@@ -88,14 +127,28 @@ impl Evidence {
     }
 
     /// The outcome: failed if any line failed, passed otherwise.
-    pub fn finish(mut self) -> Outcome {
-        if self.extra > 0 {
-            let extra = self.extra;
-            self.lines.push(format!("… and {extra} more line(s)"));
+    pub fn finish(self) -> Outcome {
+        let total = self.findings + self.notes;
+        let kept_findings = self.findings.min(MAX_EVIDENCE_LINES);
+        let note_room = MAX_EVIDENCE_LINES - kept_findings;
+        let mut notes_kept = 0usize;
+        let mut lines: Vec<String> = self
+            .lines
+            .into_iter()
+            .filter(|(finding, _)| {
+                *finding || {
+                    notes_kept += 1;
+                    notes_kept <= note_room
+                }
+            })
+            .map(|(_, line)| line)
+            .collect();
+        if total > lines.len() {
+            lines.push(format!("… and {} more line(s)", total - lines.len()));
         }
         Outcome {
             kind: if self.failed { Kind::Fail } else { Kind::Pass },
-            evidence: self.lines,
+            evidence: lines,
         }
     }
 }

@@ -8,7 +8,8 @@
 //!   "provider": {"name": "docs", "version": "0.1.0", "protocol_version": "contextgraph/1.0-draft"},
 //!   "strict": true,
 //!   "verdict": "pass",
-//!   "summary": {"passed": 17, "failed": 0, "skipped": 0, "not_applicable": 2},
+//!   "summary": {"passed": 17, "failed": 0, "skipped": 0, "not_applicable": 2,
+//!               "with_warnings": 0, "ambiguous": 0},
 //!   "duration_ms": 412,
 //!   "checks": [
 //!     {"name": "handshake", "status": "pass", "anchors": ["H1", "H2", "H3"],
@@ -28,12 +29,21 @@
 //!   implementation under test instead, and `not_applicable` is empty.
 //! - `not_applicable` lists the checks the provider's declared capabilities
 //!   do not call for (e.g. G4 without `graph`); they never fail a run.
+//! - An evidence line starting `✗ ` is a failure, `warning: ` something
+//!   worth fixing that the protocol's text does not make a failure, and
+//!   `ambiguous: ` behaviour one reading of the text allows and another
+//!   forbids (the line gives both readings). `summary.with_warnings` and
+//!   `summary.ambiguous` count the checks carrying such lines (absent in
+//!   reports written before they existed, read as 0).
 //! - `verdict` is `fail` when any check failed, or, with `strict`, when any
-//!   check was skipped.
+//!   check was skipped. Warnings and ambiguities never fail a run, strict
+//!   or not.
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+
+use crate::outcome::{AMBIGUOUS_PREFIX, WARNING_PREFIX};
 
 /// The `target` of a host-suite report (`cgp inspect host`, crate
 /// `contextgraph-conformance-host`): its provider line names the host under
@@ -82,6 +92,25 @@ pub struct CheckReport {
     pub duration_ms: u64,
 }
 
+impl CheckReport {
+    /// The evidence lines that are warnings (see [`WARNING_PREFIX`]).
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        self.evidence
+            .iter()
+            .filter(|l| l.starts_with(WARNING_PREFIX))
+            .map(String::as_str)
+    }
+
+    /// The evidence lines that report an ambiguity of the protocol's text
+    /// (see [`AMBIGUOUS_PREFIX`]).
+    pub fn ambiguities(&self) -> impl Iterator<Item = &str> {
+        self.evidence
+            .iter()
+            .filter(|l| l.starts_with(AMBIGUOUS_PREFIX))
+            .map(String::as_str)
+    }
+}
+
 /// A check the provider's declared capabilities do not call for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotApplicable {
@@ -125,6 +154,14 @@ pub struct Summary {
     pub skipped: usize,
     /// Checks that do not apply.
     pub not_applicable: usize,
+    /// Checks whose evidence carries at least one warning (they pass or
+    /// fail on their other lines; a warning never fails a run).
+    #[serde(default)]
+    pub with_warnings: usize,
+    /// Checks whose evidence reports behaviour the protocol's text is
+    /// ambiguous about (never a failure).
+    #[serde(default)]
+    pub ambiguous: usize,
 }
 
 /// A whole run.
@@ -166,6 +203,14 @@ impl Report {
             failed: count(Status::Fail),
             skipped: count(Status::Skipped),
             not_applicable: not_applicable.len(),
+            with_warnings: checks
+                .iter()
+                .filter(|c| c.warnings().next().is_some())
+                .count(),
+            ambiguous: checks
+                .iter()
+                .filter(|c| c.ambiguities().next().is_some())
+                .count(),
         };
         let failed = summary.failed > 0 || (strict && summary.skipped > 0);
         Report {
@@ -254,7 +299,7 @@ impl Report {
         let s = &self.summary;
         let _ = writeln!(
             out,
-            "\nverdict: {} — {} passed, {} failed, {} skipped, {} not applicable{} in {} ms",
+            "\nverdict: {} — {} passed, {} failed, {} skipped, {} not applicable{}{} in {} ms",
             match self.verdict {
                 Verdict::Pass => "PASS",
                 Verdict::Fail => "FAIL",
@@ -263,6 +308,10 @@ impl Report {
             s.failed,
             s.skipped,
             s.not_applicable,
+            match (s.with_warnings, s.ambiguous) {
+                (0, 0) => String::new(),
+                (w, a) => format!("; {w} with warnings, {a} ambiguous (neither fails)"),
+            },
             if self.strict {
                 " (strict: skips fail)"
             } else {
@@ -324,6 +373,26 @@ mod tests {
         );
         assert!(!bad.passed());
         assert!(bad.render_text().contains("FAIL  a [B1]"));
+    }
+
+    #[test]
+    fn warnings_and_ambiguities_are_counted_and_never_fail_a_strict_run() {
+        let mut warned = check("a", Status::Pass);
+        warned
+            .evidence
+            .push(format!("{WARNING_PREFIX}range past the end"));
+        let mut unsure = check("b", Status::Pass);
+        unsure
+            .evidence
+            .push(format!("{AMBIGUOUS_PREFIX}reading A …; reading B …"));
+        let r = Report::new("t".into(), None, true, 0, vec![warned, unsure], vec![]);
+        assert!(r.passed());
+        assert_eq!((r.summary.with_warnings, r.summary.ambiguous), (1, 1));
+        assert!(r.render_text().contains("1 with warnings, 1 ambiguous"));
+        // A report written before the counts existed still reads.
+        let old = r#"{"passed":1,"failed":0,"skipped":0,"not_applicable":0}"#;
+        let back: Summary = serde_json::from_str(old).unwrap();
+        assert_eq!(back.with_warnings, 0);
     }
 
     #[test]

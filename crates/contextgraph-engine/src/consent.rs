@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use contextgraph_config::Config;
 use contextgraph_host::consent::{ConsentLedger, ConsentStore};
-use contextgraph_host::{ConsentRecord, EgressGrant, ProviderDescriptor, Revocation};
+use contextgraph_host::{ConsentRecord, ProviderDescriptor, Revocation};
 use contextgraph_types::{ConsentReceipt, EgressScope, Grantor, Timestamp};
 use serde::Serialize;
 
@@ -137,7 +137,8 @@ pub(crate) fn grant_records(
                 grant_command(name, &[], extra)
             )));
         }
-        return Ok(vec![ConsentRecord::Grant(EgressGrant {
+        return Ok(vec![ConsentRecord::Receipt(ConsentReceipt {
+            scope: None,
             provider_id: id,
             provider_name: pname,
             provider_version: version,
@@ -166,9 +167,9 @@ pub(crate) fn grant_records(
     Ok(scopes
         .into_iter()
         .map(|scope| {
-            ConsentRecord::ScopeReceipt(ConsentReceipt {
+            ConsentRecord::Receipt(ConsentReceipt {
                 provider_id: id.clone(),
-                scope,
+                scope: Some(scope),
                 provider_name: pname.clone(),
                 provider_version: version.clone(),
                 grantor: request.grantor.clone(),
@@ -249,14 +250,18 @@ pub fn ledger_entries(ledger: &ConsentLedger, now: Timestamp) -> Vec<LedgerEntry
             // A line that cannot be read may be a revocation: fail closed.
             let unknown = |provider: &str| ledger.unreadable_line_for(provider).is_some();
             let state = match record {
-                ConsentRecord::Grant(g) if revoked_later(&g.provider_id, None) => "revoked",
-                ConsentRecord::Grant(g) if unknown(&g.provider_id) => "unknown_not_granted",
-                ConsentRecord::ScopeReceipt(r) if unknown(&r.provider_id) => "unknown_not_granted",
-                ConsentRecord::Grant(g) => timed(&g.granted_at, g.expires_at.as_ref()),
-                ConsentRecord::ScopeReceipt(r) if revoked_later(&r.provider_id, Some(&r.scope)) => {
+                // A revoked grant says so even when an unreadable line may
+                // concern its provider; a receipt says "unknown" first.
+                ConsentRecord::Receipt(r)
+                    if r.is_egress_grant() && revoked_later(&r.provider_id, None) =>
+                {
                     "revoked"
                 }
-                ConsentRecord::ScopeReceipt(r) => timed(&r.granted_at, r.expires_at.as_ref()),
+                ConsentRecord::Receipt(r) if unknown(&r.provider_id) => "unknown_not_granted",
+                ConsentRecord::Receipt(r) if revoked_later(&r.provider_id, r.scope.as_ref()) => {
+                    "revoked"
+                }
+                ConsentRecord::Receipt(r) => timed(&r.granted_at, r.expires_at.as_ref()),
                 ConsentRecord::Revocation(_) => "recorded",
             };
             LedgerEntry {
@@ -294,7 +299,8 @@ mod tests {
     }
 
     fn grant(expires_at: Option<&str>) -> ConsentRecord {
-        ConsentRecord::Grant(EgressGrant {
+        ConsentRecord::Receipt(ConsentReceipt {
+            scope: None,
             provider_id: "p".into(),
             provider_name: "p".into(),
             provider_version: "1".into(),

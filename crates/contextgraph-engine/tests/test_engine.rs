@@ -281,8 +281,8 @@ async fn c6_a_scoped_provider_needs_a_receipt_for_each_scope_and_the_error_names
         )
         .unwrap();
     assert!(matches!(
-        receipts[0],
-        contextgraph_host::ConsentRecord::ScopeReceipt(_)
+        &receipts[0],
+        contextgraph_host::ConsentRecord::Receipt(r) if r.scope.is_some()
     ));
     engine.shutdown().await;
     assert_eq!(f.queries_received("scoped-test"), 0);

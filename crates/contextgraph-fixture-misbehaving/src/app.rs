@@ -8,6 +8,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use tempfile::TempDir;
+
 use crate::corpus::Corpus;
 use crate::engine::Engine;
 use crate::lifecycle::Lifecycle;
@@ -18,8 +20,9 @@ use crate::serve::{serve, Outcome, EXIT_FAILURE};
 ///
 /// Does not return in `hang-on-shutdown` mode once input ends (the process
 /// waits to be killed), nor when a crash mode crashes or stdout fails (the
-/// process exits from inside). The built-in corpus's scratch folder is
-/// deleted on every one of those paths, except a kill.
+/// process exits from inside). The built-in corpus leaves nothing behind on
+/// any of those paths, nor, on Linux, when the process is killed, SIGKILL
+/// included (elsewhere a kill leaves its scratch folder behind).
 pub fn run(options: &Options) -> i32 {
     let name = &options.name;
     let (corpus, scratch) = match &options.dir {
@@ -30,25 +33,13 @@ pub fn run(options: &Options) -> i32 {
                 return EXIT_FAILURE;
             }
         },
-        None => {
-            let scratch = match tempfile::Builder::new()
-                .prefix("contextgraph-misbehaving-")
-                .tempdir()
-            {
-                Ok(dir) => dir,
-                Err(e) => {
-                    eprintln!("{name}: cannot create a temporary folder for the built-in corpus: {e}; check that TMPDIR is writable, or pass --dir");
-                    return EXIT_FAILURE;
-                }
-            };
-            match Corpus::builtin(scratch.path()) {
-                Ok(corpus) => (corpus, Some(scratch)),
-                Err(e) => {
-                    eprintln!("{name}: {e}");
-                    return EXIT_FAILURE;
-                }
+        None => match builtin_corpus() {
+            Ok(pair) => pair,
+            Err(message) => {
+                eprintln!("{name}: {message}");
+                return EXIT_FAILURE;
             }
-        }
+        },
     };
     let mode = options.mode;
     eprintln!(
@@ -76,6 +67,29 @@ pub fn run(options: &Options) -> i32 {
             }
         }
     }
+}
+
+/// The built-in corpus and the scratch folder it needs, if any. On Linux
+/// its files are unnamed (no folder at all: nothing to delete, nothing left
+/// behind by a kill, SIGKILL included); elsewhere they go into a scratch
+/// folder, deleted on every way out except a kill.
+#[cfg(target_os = "linux")]
+fn builtin_corpus() -> Result<(Corpus, Option<TempDir>), String> {
+    Corpus::builtin_unnamed()
+        .map(|corpus| (corpus, None))
+        .map_err(|e| e.to_string())
+}
+
+/// See the Linux version: a scratch folder where unnamed files cannot be
+/// reached by path.
+#[cfg(not(target_os = "linux"))]
+fn builtin_corpus() -> Result<(Corpus, Option<TempDir>), String> {
+    let scratch = tempfile::Builder::new()
+        .prefix("contextgraph-misbehaving-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary folder for the built-in corpus: {e}; check that TMPDIR is writable, or pass --dir"))?;
+    let corpus = Corpus::builtin(scratch.path()).map_err(|e| e.to_string())?;
+    Ok((corpus, Some(scratch)))
 }
 
 /// Environment variable naming the binary explicitly, checked first by

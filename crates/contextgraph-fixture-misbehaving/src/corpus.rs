@@ -5,17 +5,20 @@
 //! so their content, `content_digest` (D1) and provenance digest (F5) always
 //! describe the bytes on disk *at retrieval time*, which is exactly what a
 //! checker re-reading the file compares against; and `verify` answers
-//! `stale` as soon as a file changes. The built-in files are written into a
-//! private temporary folder at start-up for that reason: a checker must be
-//! able to open them.
+//! `stale` as soon as a file changes. The built-in files are written to disk
+//! at start-up for that reason: a checker must be able to open them. On
+//! Linux they are unnamed files ([`Corpus::builtin_unnamed`], see
+//! [`unnamed`](crate::unnamed)), which vanish with the process however it
+//! ends; elsewhere they go into a scratch folder ([`Corpus::builtin`]).
 //!
 //! Every file is split the same way: a file of at most [`WINDOW_LINES`] lines
 //! is one frame (`L1-<n>`), a longer one is one frame per 20-line window; the
 //! line rule (terminators included) is the SDK's `read_range` rule.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use contextgraph_provider_sdk::{count_lines, file_excerpt, path_to_file_uri, FrameBuilder};
 use contextgraph_types::{
@@ -94,10 +97,13 @@ pub struct Corpus {
     /// Frames not backed by a file (graph neighbourhoods), complete but unscored.
     derived: Vec<ContextFrame>,
     root: PathBuf,
+    /// Unnamed files exist only while open: these keep them alive.
+    _keep_open: Vec<Arc<File>>,
 }
 
 impl Corpus {
-    /// The folder the corpus lives in (the scratch folder for the built-in one).
+    /// The folder the corpus lives in (the scratch folder for the built-in
+    /// one, `/proc/<pid>/fd` for the unnamed built-in one).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -135,10 +141,43 @@ impl Corpus {
             path: root.to_path_buf(),
             source,
         })?;
-        let mut files = Vec::new();
-        for (rel, kind, title, recorded_at, text) in BUILTIN_FILES {
+        let mut paths = Vec::new();
+        for (rel, _, _, _, text) in BUILTIN_FILES {
             let path = root.join(rel);
             write_file(&path, text)?;
+            paths.push(path);
+        }
+        Ok(Corpus::builtin_at(root, paths, Vec::new()))
+    }
+
+    /// The built-in corpus as unnamed files (Linux): the same files and
+    /// frames as [`builtin`](Self::builtin), each file reachable as
+    /// `/proc/<pid>/fd/<n>` while this process runs and gone with it, so
+    /// nothing is left behind even by SIGKILL. The files are created on the
+    /// file system of the temporary folder, but with no name in it.
+    #[cfg(target_os = "linux")]
+    pub fn builtin_unnamed() -> Result<Corpus, CorpusError> {
+        let tmp = std::env::temp_dir();
+        let mut paths = Vec::new();
+        let mut open = Vec::new();
+        for (rel, _, _, _, text) in BUILTIN_FILES {
+            let (file, path) =
+                crate::unnamed::unnamed_file(&tmp, text).map_err(|source| CorpusError::Write {
+                    path: tmp.join(rel),
+                    source,
+                })?;
+            open.push(Arc::new(file));
+            paths.push(path);
+        }
+        let root = PathBuf::from(format!("/proc/{}/fd", std::process::id()));
+        Ok(Corpus::builtin_at(root, paths, open))
+    }
+
+    /// The built-in corpus whose files are at `paths` (in [`BUILTIN_FILES`]
+    /// order), already written.
+    fn builtin_at(root: PathBuf, paths: Vec<PathBuf>, open: Vec<Arc<File>>) -> Corpus {
+        let mut files = Vec::new();
+        for ((rel, kind, title, recorded_at, _), path) in BUILTIN_FILES.into_iter().zip(paths) {
             files.push(FileSource {
                 rel: rel.to_owned(),
                 path,
@@ -147,7 +186,13 @@ impl Corpus {
                 recorded_at: RecordedAt::Fixed(fixed_time(recorded_at)),
             });
         }
-        let uri = |rel: &str| path_to_file_uri(&root.join(rel)).unwrap_or_else(|_| rel.to_owned());
+        let uri = |rel: &str| {
+            files
+                .iter()
+                .find(|f| f.rel == rel)
+                .and_then(|f| path_to_file_uri(&f.path).ok())
+                .unwrap_or_else(|| rel.to_owned())
+        };
         let derived = vec![
             graph_frame(
                 "graph:net::client::Client::send",
@@ -171,11 +216,12 @@ impl Corpus {
                 "2026-02-14T18:00:00Z",
             ),
         ];
-        Ok(Corpus {
+        Corpus {
             files,
             derived,
             root,
-        })
+            _keep_open: open,
+        }
     }
 
     /// The text files under `dir` (recursively, in path order): hidden
@@ -228,6 +274,7 @@ impl Corpus {
             files,
             derived: Vec::new(),
             root,
+            _keep_open: Vec::new(),
         })
     }
 }
@@ -287,6 +334,10 @@ fn read_file_frames(file: &FileSource, by: &str, out: &mut Vec<ContextFrame>) {
         let Ok(builder) = excerpt.frame(id, file.kind.clone(), title) else {
             continue;
         };
+        // Labelled by the corpus name of the file (an unnamed file's path
+        // ends in a descriptor number, which means nothing to a reader).
+        let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
+        let builder = builder.citation_label(format!("{name} {range}"));
         out.push(with_embedding(builder.recorded_at(recorded_at).build()));
     }
 }

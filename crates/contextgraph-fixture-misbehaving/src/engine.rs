@@ -11,11 +11,14 @@ use std::collections::BTreeMap;
 use contextgraph_codec::Envelope;
 use contextgraph_provider_sdk::ProviderError;
 use contextgraph_types::{
-    Capabilities, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest, VerifyResponse,
+    Capabilities, ContextFrame, ContextQuery, ContextQueryResult, ProviderInfo, VerifyRequest,
+    VerifyResponse,
 };
 
+use crate::baseline;
 use crate::corpus::Corpus;
 use crate::handshake;
+use crate::mode::Baseline;
 use crate::mode::Mode;
 use crate::relevance::{score_all, AnchorPolicy, EMBEDDINGS_FINGERPRINT};
 use crate::sabotage;
@@ -24,7 +27,10 @@ use crate::verify;
 /// The provider in one mode over one corpus.
 #[derive(Debug)]
 pub struct Engine {
+    /// The plain mode (a combined mode's second fault).
     mode: Mode,
+    /// A combined mode's baseline fault.
+    baseline: Option<Baseline>,
     corpus: Corpus,
     info: ProviderInfo,
     capabilities: Capabilities,
@@ -33,22 +39,41 @@ pub struct Engine {
 impl Engine {
     /// An engine announcing `name`/`version`. In `unknown-kind` mode the
     /// hologram frame joins the corpus, so it is served and verified like
-    /// any other frame.
+    /// any other frame. A combined mode is split ([`Mode::split`]): its
+    /// baseline fault applies to every frame, its plain mode behaves as alone.
     pub fn new(mode: Mode, mut corpus: Corpus, name: &str, version: &str) -> Self {
+        let (baseline, mode) = mode.split();
         if mode == Mode::UnknownKind {
             corpus.push_derived(sabotage::hologram_frame());
         }
         Engine {
             mode,
+            baseline,
             corpus,
             info: handshake::provider_info(mode, name, version),
             capabilities: handshake::capabilities(mode),
         }
     }
 
-    /// The mode.
+    /// The plain mode: for a combined mode, the fault on top of its
+    /// baseline (wire-level modes are never combined, so this is what the
+    /// transport acts on).
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// A combined mode's baseline fault.
+    pub fn baseline(&self) -> Option<Baseline> {
+        self.baseline
+    }
+
+    /// Every servable frame now, with the baseline fault applied.
+    fn frames(&self) -> Vec<ContextFrame> {
+        let mut frames = self.corpus.frames(&self.info.name);
+        if let Some(b) = self.baseline {
+            baseline::apply(b, &mut frames);
+        }
+        frames
     }
 
     /// The provider name, which hosts use as the provider id.
@@ -104,7 +129,7 @@ impl Engine {
         } else {
             AnchorPolicy::Boost
         };
-        let mut candidates = self.corpus.frames(&self.info.name);
+        let mut candidates = self.frames();
         score_all(&mut candidates, query, policy);
         Ok(sabotage::answer(
             self.mode,
@@ -117,8 +142,7 @@ impl Engine {
     /// Answer a verify against what is served now (content re-read from disk).
     pub fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
         let current: BTreeMap<String, Option<String>> = self
-            .corpus
-            .frames(&self.info.name)
+            .frames()
             .into_iter()
             .map(|f| (f.id, f.content_digest))
             .collect();

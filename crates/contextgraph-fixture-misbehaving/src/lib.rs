@@ -11,12 +11,15 @@
 //!
 //! Layers, each owning its modes:
 //! - [`mode`]: the catalogue (name, rule, description);
-//! - [`corpus`]: what is served — a built-in corpus written to a scratch
-//!   folder, or a `--dir` folder — re-read from disk on every request (F5);
+//! - [`corpus`]: what is served — a built-in corpus (unnamed files on
+//!   Linux, a scratch folder elsewhere), or a `--dir` folder — re-read from
+//!   disk on every request (F5);
 //! - [`relevance`]: deterministic scoring, the embedding space (E1), anchors (G4);
 //! - [`handshake`]: the announcement and the modes that lie in it;
 //! - [`sabotage`]: the answer-level lies (B1, B3, B4, F1–F5, D1, Q1, `as_of`, U2);
 //! - [`verify`]: honest revalidation and its two broken forms (V1, V2);
+//! - [`baseline`]: the faults combined modes lay under a second one, so a
+//!   checker can prove one fault never masks another;
 //! - [`engine`]: the above joined, without a transport;
 //! - [`serve`](mod@serve): the protocol loop on the codec (not the SDK runner, which
 //!   would refuse to lie) and the wire-level modes;
@@ -35,6 +38,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod baseline;
 pub mod corpus;
 pub mod engine;
 pub mod handshake;
@@ -45,13 +49,15 @@ pub mod program;
 pub mod relevance;
 pub mod sabotage;
 pub mod serve;
+#[cfg(target_os = "linux")]
+pub mod unnamed;
 pub mod verify;
 
 pub use app::{binary_path, run, BINARY_ENV};
 pub use corpus::{Corpus, CorpusError};
 pub use engine::Engine;
 pub use lifecycle::Lifecycle;
-pub use mode::{Mode, UnknownMode};
+pub use mode::{Baseline, Mode, UnknownMode};
 pub use options::{
     parse_args, usage, Command, Options, UsageError, BIN_NAME, DEFAULT_DELAY_MS, PROVIDER_NAME,
 };

@@ -87,6 +87,44 @@ pub enum Mode {
     EgressScope,
     /// H4: no correlation; replies carry no `id`, strictly in order (conformant).
     Lockstep,
+    /// D1, the foreign way: every `content_digest` is the placeholder
+    /// `sha256:1111…`, and verify compares against that same placeholder.
+    PlaceholderDigest,
+    /// F5 warning only: the last, short window of each file claims a full
+    /// window (`L1-20` for a 12-line file), its digest over the lines that
+    /// exist (conformant: a warning, not a failure).
+    RangePastEnd,
+    /// Masking case: `placeholder-digest` *and* `rubber-stamp-verify`.
+    PlaceholderDigestRubberStampVerify,
+    /// Masking case: `placeholder-digest` *and* `hollow-verify`.
+    PlaceholderDigestHollowVerify,
+    /// Masking case: `range-past-end` *and* `stale-digest`.
+    RangePastEndStaleDigest,
+    /// H1/H3 ambiguity: a host of another family gets a `handshake_ack` in
+    /// this provider's own version instead of `incompatible_version`
+    /// (conformant; the suite reports it as ambiguous).
+    AckOwnVersion,
+    /// V2 ambiguity: verify answers `unknown` unless `provider_id` is the
+    /// announced name (conformant; the suite reports it as ambiguous).
+    OwnNameVerify,
+    /// G4 reading: anchored frames are listed first but scored below the
+    /// unanchored ones (conformant: the list order is the ranking).
+    AnchoredLowScore,
+    /// H3: acknowledges whatever version the host names, a foreign family
+    /// included, claiming to speak it.
+    EchoVersion,
+}
+
+/// A fault that a [`Mode`] can lay under its own: the kind of thing another
+/// implementation does throughout its answers (a "baseline" problem), so a
+/// checker that stopped at it would miss the mode's second fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Baseline {
+    /// Every `content_digest` is [`PLACEHOLDER_DIGEST`](crate::baseline::PLACEHOLDER_DIGEST).
+    PlaceholderDigest,
+    /// Every file's last, short window claims a full window.
+    RangePastEnd,
 }
 
 /// Name, rule broken (or exercised), one-line description.
@@ -98,7 +136,7 @@ struct Entry {
 }
 
 #[rustfmt::skip]
-const CATALOGUE: [Entry; 35] = [
+const CATALOGUE: [Entry; 44] = [
     Entry { mode: Mode::Normal, name: "normal", rule: "none", description: "fully conformant; exercises every declared capability" },
     Entry { mode: Mode::LyingCost, name: "lying-cost", rule: "B3", description: "one frame's token_cost is overstated" },
     Entry { mode: Mode::UnderReportedCost, name: "under-reported-cost", rule: "B3", description: "one frame's token_cost is understated" },
@@ -134,12 +172,21 @@ const CATALOGUE: [Entry; 35] = [
     Entry { mode: Mode::Egress, name: "egress", rule: "C1", description: "declares egress: true with no scopes (conformant; needs consent)" },
     Entry { mode: Mode::EgressScope, name: "egress-scope", rule: "C6", description: "declares egress: true with scope third-party-model (conformant; needs a receipt)" },
     Entry { mode: Mode::Lockstep, name: "lockstep", rule: "H4", description: "declares no correlation; replies carry no id, strictly in order (conformant)" },
+    Entry { mode: Mode::PlaceholderDigest, name: "placeholder-digest", rule: "D1", description: "every content_digest is the placeholder sha256:1111…; verify compares against it" },
+    Entry { mode: Mode::RangePastEnd, name: "range-past-end", rule: "F5", description: "each file's last, short window claims a full 20-line range past the end of the file, its digest over the lines that exist (conformant; a warning)" },
+    Entry { mode: Mode::PlaceholderDigestRubberStampVerify, name: "placeholder-digest+rubber-stamp-verify", rule: "D1+V1", description: "placeholder-digest and rubber-stamp-verify at once: the verify fault must not hide behind the digest fault" },
+    Entry { mode: Mode::PlaceholderDigestHollowVerify, name: "placeholder-digest+hollow-verify", rule: "D1+V2", description: "placeholder-digest and hollow-verify at once: the verify fault must not hide behind the digest fault" },
+    Entry { mode: Mode::AckOwnVersion, name: "ack-own-version", rule: "H1/H3", description: "answers a host of another family with a handshake_ack in its own version, not incompatible_version (conformant; ambiguous)" },
+    Entry { mode: Mode::OwnNameVerify, name: "own-name-verify", rule: "V2", description: "verify answers unknown unless provider_id is the announced name (conformant; ambiguous)" },
+    Entry { mode: Mode::AnchoredLowScore, name: "anchored-low-score", rule: "G4", description: "lists anchored frames first but scores them below the unanchored ones (conformant: list order is the ranking)" },
+    Entry { mode: Mode::EchoVersion, name: "echo-version", rule: "H3", description: "acknowledges whatever version the host names, contextgraph/2.0 included" },
+    Entry { mode: Mode::RangePastEndStaleDigest, name: "range-past-end+stale-digest", rule: "F5+F5", description: "range-past-end and stale-digest at once: the stale digest must not hide behind the range warning" },
 ];
 
 impl Mode {
     /// Every mode, `normal` first, in catalogue order.
-    pub const ALL: [Mode; 35] = {
-        let mut all = [Mode::Normal; 35];
+    pub const ALL: [Mode; 44] = {
+        let mut all = [Mode::Normal; 44];
         let mut i = 0;
         while i < CATALOGUE.len() {
             all[i] = CATALOGUE[i].mode;
@@ -176,13 +223,42 @@ impl Mode {
     }
 
     /// Whether a correct host and conformance suite should accept the
-    /// provider in this mode: `normal`, `lockstep`, and the two egress modes
-    /// (which are honest declarations that a host must gate behind consent).
+    /// provider in this mode: `normal`, `lockstep`, the two egress modes
+    /// (which are honest declarations that a host must gate behind consent),
+    /// `range-past-end` (a warning, not a failure), and the readings the
+    /// protocol's text leaves open or this project reads permissively
+    /// (`ack-own-version`, `own-name-verify`, `anchored-low-score`).
     pub fn is_conformant(self) -> bool {
         matches!(
             self,
-            Mode::Normal | Mode::Lockstep | Mode::Egress | Mode::EgressScope
+            Mode::Normal
+                | Mode::Lockstep
+                | Mode::Egress
+                | Mode::EgressScope
+                | Mode::RangePastEnd
+                | Mode::AckOwnVersion
+                | Mode::OwnNameVerify
+                | Mode::AnchoredLowScore
         )
+    }
+
+    /// The mode as a baseline fault and the one mode that behaves on top of
+    /// it: `placeholder-digest+hollow-verify` is
+    /// `(Some(PlaceholderDigest), HollowVerify)`, `placeholder-digest` alone
+    /// `(Some(PlaceholderDigest), Normal)`, every other mode `(None, self)`.
+    pub fn split(self) -> (Option<Baseline>, Mode) {
+        match self {
+            Mode::PlaceholderDigest => (Some(Baseline::PlaceholderDigest), Mode::Normal),
+            Mode::RangePastEnd => (Some(Baseline::RangePastEnd), Mode::Normal),
+            Mode::PlaceholderDigestRubberStampVerify => {
+                (Some(Baseline::PlaceholderDigest), Mode::RubberStampVerify)
+            }
+            Mode::PlaceholderDigestHollowVerify => {
+                (Some(Baseline::PlaceholderDigest), Mode::HollowVerify)
+            }
+            Mode::RangePastEndStaleDigest => (Some(Baseline::RangePastEnd), Mode::StaleDigest),
+            other => (None, other),
+        }
     }
 
     /// Whether replies echo request ids (H4). Only `lockstep` declares no
@@ -235,6 +311,24 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Mode::ALL.len());
+    }
+
+    #[test]
+    fn combined_modes_split_into_a_baseline_and_a_plain_mode() {
+        for mode in Mode::ALL {
+            let (baseline, plain) = mode.split();
+            assert_eq!(plain.split(), (None, plain), "{mode}: one level only");
+            if let Some(b) = baseline {
+                let b_name = match b {
+                    Baseline::PlaceholderDigest => "placeholder-digest",
+                    Baseline::RangePastEnd => "range-past-end",
+                };
+                assert!(mode.name().starts_with(b_name), "{mode}");
+                if plain != Mode::Normal {
+                    assert_eq!(mode.name(), format!("{b_name}+{plain}"));
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,10 +7,13 @@
 //! fault cannot hide in what a host trims.
 
 use contextgraph_provider_sdk::{filter_as_of, pack, rank, sha256_digest, FrameBuilder};
-use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult, FrameKind, Timestamp};
+use contextgraph_types::{
+    ContextFrame, ContextQuery, ContextQueryResult, FrameKind, LineRange, Timestamp,
+};
 
 use crate::corpus::derivation;
 use crate::mode::Mode;
+use crate::relevance::is_anchored;
 
 /// Tokens `lying-cost` adds to one frame's declared cost (B3 wants exact).
 pub const COST_LIE: u32 = 16;
@@ -55,6 +58,11 @@ pub fn answer(
         Mode::IgnoredKinds => ignored_kinds(query, candidates),
         Mode::IgnoredAsOf => ignored_as_of(query, candidates),
         Mode::UnknownKind => with_hologram(query, candidates),
+        Mode::AnchoredLowScore => {
+            let mut result = pack(candidates, query);
+            score_anchored_low(&mut result, query);
+            result
+        }
         _ => {
             let mut result = pack(candidates, query);
             tamper_top_frame(mode, &mut result);
@@ -64,13 +72,25 @@ pub fn answer(
 }
 
 /// The per-frame lies, applied to the top-ranked frame (for `stale-digest`,
-/// the top-ranked frame that has file provenance).
+/// the top-ranked frame that has file provenance, preferring one whose range
+/// claims more lines than its content holds: under `range-past-end` the
+/// stale digest then sits exactly where a checker that stops at a range past
+/// the end would never look).
 fn tamper_top_frame(mode: Mode, result: &mut ContextQueryResult) {
     let target = match mode {
-        Mode::StaleDigest => result
-            .frames
-            .iter_mut()
-            .find(|f| f.file_provenance().next().is_some()),
+        Mode::StaleDigest => {
+            let index = result
+                .frames
+                .iter()
+                .position(claims_past_its_content)
+                .or_else(|| {
+                    result
+                        .frames
+                        .iter()
+                        .position(|f| f.file_provenance().next().is_some())
+                });
+            index.and_then(|i| result.frames.get_mut(i))
+        }
         Mode::UnderReportedCost => result.frames.iter_mut().find(|f| f.token_cost > 0),
         _ => result.frames.first_mut(),
     };
@@ -95,6 +115,45 @@ fn tamper_top_frame(mode: Mode, result: &mut ContextQueryResult) {
         }
         _ => {}
     }
+}
+
+/// `anchored-low-score`: keep the order (anchored frames first), but scale
+/// the anchored frames' scores below every unanchored one's, so a checker
+/// that compares scores instead of list positions sees "anchored scored
+/// lower". Nothing changes without anchors or without an unanchored frame.
+fn score_anchored_low(result: &mut ContextQueryResult, query: &ContextQuery) {
+    let lowest_unanchored = result
+        .frames
+        .iter()
+        .filter(|f| !is_anchored(f, &query.anchors))
+        .map(|f| f.score)
+        .reduce(f32::min);
+    let Some(lowest) = lowest_unanchored else {
+        return;
+    };
+    for frame in result
+        .frames
+        .iter_mut()
+        .filter(|f| is_anchored(f, &query.anchors))
+    {
+        // In [0, lowest / 2]: still a valid score (F1), strictly lower.
+        frame.score *= lowest / 2.0;
+    }
+}
+
+/// Whether a file provenance range of `frame` names more lines than its
+/// content has (the `range-past-end` baseline's doing).
+fn claims_past_its_content(frame: &ContextFrame) -> bool {
+    let lines = frame
+        .content
+        .as_deref()
+        .map_or(0, |c| c.split_inclusive('\n').count());
+    frame.file_provenance().any(|p| {
+        p.range
+            .as_deref()
+            .and_then(LineRange::parse)
+            .is_some_and(|r| r.len() as usize > lines)
+    })
 }
 
 /// B3, overstated: pack as if the budget were [`COST_LIE`] smaller, then

@@ -429,9 +429,22 @@ impl Session {
             let line = format!("{STARTUP_LOG_LINE}\n").into_bytes();
             let _ = self.wire.out.send(Outgoing::Raw(line));
         }
-        if versions_compatible(host_version, PROTOCOL_VERSION) {
+        if versions_compatible(host_version, PROTOCOL_VERSION) || self.mode() == Mode::AckOwnVersion
+        {
             self.handshaken = true;
             self.wire.send_ack(&self.wire.engine.handshake_ack());
+            return;
+        }
+        if self.mode() == Mode::EchoVersion {
+            self.handshaken = true;
+            let mut ack = self.wire.engine.handshake_ack();
+            if let Envelope::HandshakeAck {
+                protocol_version, ..
+            } = &mut ack
+            {
+                *protocol_version = bounded(host_version, 64);
+            }
+            self.wire.send_ack(&ack);
             return;
         }
         let ours = protocol_family(PROTOCOL_VERSION).unwrap_or(PROTOCOL_VERSION);

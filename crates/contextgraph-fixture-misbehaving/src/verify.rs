@@ -1,5 +1,6 @@
-//! Cache revalidation (V1–V4), honest by default, and the two modes that
-//! break it: `rubber-stamp-verify` (V1) and `hollow-verify` (V2).
+//! Cache revalidation (V1–V4), honest by default, the two modes that
+//! break it: `rubber-stamp-verify` (V1) and `hollow-verify` (V2), and
+//! `own-name-verify`, which reads `provider_id` as its own name.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,15 +15,16 @@ pub const MAX_VERDICTS: usize = 4096;
 
 /// Answer `request` given what is served now: frame id → current content digest.
 ///
-/// Honest rule, per distinct identity in request order:
-/// - another provider's identity → `unknown` (not ours to judge);
+/// Honest rule, per distinct identity in request order, by frame id and
+/// digest (`provider_id` is the host's label for this provider, echoed back
+/// and never judged):
 /// - an id not served any more → `gone`;
 /// - presented digest equal to the current one → `valid` (the only case);
 /// - anything else, a missing digest included → `stale` with the current
 ///   digest as `replacement_digest` (V4: a digest, never a body).
 pub fn verify(
     mode: Mode,
-    provider_id: &str,
+    own_name: &str,
     current: &BTreeMap<String, Option<String>>,
     request: &VerifyRequest,
 ) -> VerifyResponse {
@@ -39,22 +41,18 @@ pub fn verify(
             frame: id.clone(),
             verdict: if mode == Mode::RubberStampVerify {
                 Verdict::Valid
+            } else if mode == Mode::OwnNameVerify && id.provider_id != own_name {
+                // The other reading of `provider_id`: the provider's own name.
+                Verdict::Unknown
             } else {
-                honest_verdict(provider_id, current, id)
+                honest_verdict(current, id)
             },
         })
         .collect();
     VerifyResponse { verdicts }
 }
 
-fn honest_verdict(
-    provider_id: &str,
-    current: &BTreeMap<String, Option<String>>,
-    id: &FrameId,
-) -> Verdict {
-    if id.provider_id != provider_id {
-        return Verdict::Unknown;
-    }
+fn honest_verdict(current: &BTreeMap<String, Option<String>>, id: &FrameId) -> Verdict {
     match current.get(&id.frame_id) {
         None => Verdict::Gone,
         Some(digest) if id.content_digest.is_some() && *digest == id.content_digest => {
@@ -84,13 +82,27 @@ mod tests {
     }
 
     #[test]
+    fn own_name_verify_answers_unknown_for_a_host_label() {
+        let req = request(&[
+            ("me", "a", Some("sha256:aa")),
+            ("host-key", "a", Some("sha256:aa")),
+        ]);
+        let got: Vec<_> = verify(Mode::OwnNameVerify, "me", &current(), &req)
+            .verdicts
+            .into_iter()
+            .map(|v| v.verdict)
+            .collect();
+        assert_eq!(got, [Verdict::Valid, Verdict::Unknown]);
+    }
+
+    #[test]
     fn honest_verdicts_compare_digests() {
         let req = request(&[
             ("me", "a", Some("sha256:aa")),
             ("me", "a", Some("sha256:bb")),
             ("me", "a", None),
             ("me", "zz", Some("sha256:aa")),
-            ("other", "a", Some("sha256:aa")),
+            ("a-host-key", "a", Some("sha256:aa")),
             ("me", "a", Some("sha256:aa")),
         ]);
         let got: Vec<_> = verify(Mode::Normal, "me", &current(), &req)
@@ -108,7 +120,7 @@ mod tests {
                 stale.clone(),
                 stale,
                 Verdict::Gone,
-                Verdict::Unknown
+                Verdict::Valid
             ]
         );
     }

@@ -43,7 +43,7 @@ pub use audit::{audit_answer, audit_answer_with, AuditVerdict, DroppedFrame};
 pub use cache::{EvictionReason, FrameCache, RevalidationReport};
 pub use client::{ProviderClient, RequestError, RespawnPolicy, StdioOptions, StdioProvider};
 pub use connection::{Answer, Connection, ConnectionError, ConnectionOptions, Diagnostics};
-pub use consent::{ConsentDecision, ConsentRecord, ConsentStore, EgressGrant, Revocation};
+pub use consent::{ConsentDecision, ConsentRecord, ConsentStore, Revocation};
 pub use error::HostError;
 pub use fanout::{FanOutReport, Host, HostOptions, ProviderOutcome, ProviderReport};
 pub use handshake::{HandshakeError, ProviderDescriptor, TransportKind};

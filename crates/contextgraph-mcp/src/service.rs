@@ -43,8 +43,9 @@ pub struct ContextToolReply {
 pub struct ProviderContribution {
     /// The provider id.
     pub provider_id: String,
-    /// `accepted`, `quarantined`, `consent_missing`, `timed_out`, `crashed`
-    /// or `error` (the composition audit's outcome status).
+    /// `accepted`, `quarantined`, `consent_required`, `timed_out`, `crashed`
+    /// or `error`: [`OutcomeStatus`](contextgraph_compose::OutcomeStatus),
+    /// the vocabulary the CLI, the engine and the audit use too.
     pub status: String,
     /// Frames it offered.
     pub frames_offered: u32,
@@ -61,42 +62,35 @@ pub const MAX_DETAIL_CHARS: usize = 300;
 
 impl From<&ProviderAudit> for ProviderContribution {
     fn from(audit: &ProviderAudit) -> Self {
-        let (status, detail) = match &audit.outcome {
-            OutcomeAudit::Accepted => ("accepted", None),
-            OutcomeAudit::Quarantined { anchors, .. } => (
-                "quarantined",
-                Some(format!(
-                    "its answer broke {} and every frame of it was dropped (B2)",
-                    anchors.join(", ")
-                )),
-            ),
-            OutcomeAudit::ConsentMissing { scopes } => (
-                "consent_missing",
-                Some(if scopes.is_empty() {
-                    format!(
+        let detail = match &audit.outcome {
+            OutcomeAudit::Accepted => None,
+            OutcomeAudit::Quarantined { anchors, .. } => Some(format!(
+                "its answer broke {} and every frame of it was dropped (B2)",
+                anchors.join(", ")
+            )),
+            OutcomeAudit::ConsentMissing { scopes } => Some(if scopes.is_empty() {
+                format!(
                         "it sends data off this machine and has no consent; run `cgp consent grant {}` (C1)",
                         audit.provider_id
                     )
-                } else {
-                    format!(
-                        "scopes {} have no consent; run `cgp consent grant {} --scope <scope>` (C6)",
-                        scopes.join(", "),
-                        audit.provider_id
-                    )
-                }),
-            ),
-            OutcomeAudit::TimedOut { after_ms } => {
-                ("timed_out", Some(format!("no answer within {after_ms} ms")))
-            }
-            OutcomeAudit::Crashed { detail } => ("crashed", Some(detail.clone())),
-            OutcomeAudit::Error { code, message } => ("error", Some(format!("{code}: {message}"))),
-            // The audit's outcome vocabulary may grow; say so rather than guess.
+            } else {
+                format!(
+                    "scopes {} have no consent; run `cgp consent grant {} --scope <scope>` (C6)",
+                    scopes.join(", "),
+                    audit.provider_id
+                )
+            }),
+            OutcomeAudit::TimedOut { after_ms } => Some(format!("no answer within {after_ms} ms")),
+            OutcomeAudit::Crashed { detail } => Some(detail.clone()),
+            OutcomeAudit::Error { code, message } => Some(format!("{code}: {message}")),
+            // The audit's outcome vocabulary may grow: its status word still
+            // comes from the one mapping, with no detail rather than a guess.
             #[allow(unreachable_patterns)]
-            _ => ("other", None),
+            _ => None,
         };
         ProviderContribution {
             provider_id: audit.provider_id.clone(),
-            status: status.to_owned(),
+            status: audit.outcome.status().as_str().to_owned(),
             frames_offered: audit.frames_offered,
             frames_included: audit.frames_included,
             detail: detail.map(|d| contextgraph_types::display_text::bounded(&d, MAX_DETAIL_CHARS)),

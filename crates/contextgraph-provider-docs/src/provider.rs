@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use contextgraph_provider_sdk::{
-    check_embedding, pack, sha256_digest, FrameBuilder, Provider, ProviderError,
+    check_embedding, pack, sha256_digest, verdict, verify_each, FrameBuilder, Provider,
+    ProviderError, Served,
 };
 use contextgraph_types::{
     token_cost_of_len, Capabilities, ContentFidelity, ContextFrame, ContextQuery,
-    ContextQueryResult, DataFlow, EgressScope, FrameId, FrameKind, FrameVerdict, Provenance,
-    ProviderInfo, QueryCapability, Timestamp, Verdict, VerifyRequest, VerifyResponse,
+    ContextQueryResult, DataFlow, EgressScope, FrameKind, Provenance, ProviderInfo,
+    QueryCapability, Timestamp, Verdict, VerifyRequest, VerifyResponse,
 };
 
 use crate::config::DocsConfig;
@@ -135,31 +136,31 @@ impl DocsProvider {
         builder.build()
     }
 
-    /// The verdict for one identity, re-reading the file through `cache`
-    /// (one read per file per request).
-    fn verdict(&self, id: &FrameId, cache: &mut HashMap<String, OnDisk>) -> Verdict {
-        if id.provider_id != PROVIDER_NAME {
-            return Verdict::Unknown;
-        }
-        let Some((rel, slug)) = parse_frame_id(&id.frame_id) else {
+    /// The verdict for one identity, by frame id and digest, re-reading the
+    /// file through `cache` (one read per file per request). The identity's
+    /// `provider_id` is the host's label for this provider, so it plays no
+    /// part (see `contextgraph_provider_sdk::verify`).
+    fn verdict(
+        &self,
+        frame_id: &str,
+        presented: Option<&str>,
+        cache: &mut HashMap<String, OnDisk>,
+    ) -> Verdict {
+        let Some((rel, slug)) = parse_frame_id(frame_id) else {
             return Verdict::Gone;
         };
         let sections = cache
             .entry(rel.clone())
             .or_insert_with(|| self.current_sections(&rel));
-        let current = match sections {
-            OnDisk::Unknown => return Verdict::Unknown,
-            OnDisk::NotServed => return Verdict::Gone,
-            OnDisk::Sections(sections) => sections.iter().find(|(s, _)| s == slug).map(|(_, d)| d),
-        };
-        match (current, &id.content_digest) {
-            (None, _) => Verdict::Gone,
-            (Some(_), None) => Verdict::Unknown,
-            (Some(now), Some(held)) if now == held => Verdict::Valid,
-            (Some(now), Some(_)) => Verdict::Stale {
-                replacement_digest: Some(now.clone()),
+        let served = match sections {
+            OnDisk::Unknown => Served::Unknown,
+            OnDisk::NotServed => Served::Gone,
+            OnDisk::Sections(sections) => match sections.iter().find(|(s, _)| s == slug) {
+                Some((_, digest)) => Served::Now(digest),
+                None => Served::Gone,
             },
-        }
+        };
+        verdict(presented, served)
     }
 
     /// The sections of `rel` as it is on disk now.
@@ -303,19 +304,10 @@ impl Provider for DocsProvider {
 
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
         let mut cache = HashMap::new();
-        let verdicts = request
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(i, id)| FrameVerdict {
-                frame: id.clone(),
-                verdict: if i < self.config.max_verify_identities {
-                    self.verdict(id, &mut cache)
-                } else {
-                    Verdict::Unknown
-                },
-            })
-            .collect();
-        VerifyResponse { verdicts }
+        verify_each(
+            request,
+            self.config.max_verify_identities,
+            |frame_id, presented| self.verdict(frame_id, presented, &mut cache),
+        )
     }
 }

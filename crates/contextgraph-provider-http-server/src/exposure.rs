@@ -43,18 +43,7 @@ pub fn check_exposure(
 /// other names: a web page whose domain was re-pointed at 127.0.0.1 (DNS
 /// rebinding) must not be able to read the provider.
 pub fn is_loopback_host_header(value: &str) -> bool {
-    let host = if let Some(rest) = value.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((inside, _)) => inside,
-            None => return false,
-        }
-    } else {
-        value.rsplit_once(':').map_or(value, |(h, _)| h)
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    contextgraph_types::loopback::is_loopback_host_header(value)
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@
 //!   addressed bytes (F5).
 //! - [`pack()`] with [`filter_kinds`], [`filter_as_of`], [`check_embedding`]:
 //!   an answer that honours the budget and says truthfully what it left out.
+//! - [`verify_each`] with [`verdict`]: `verify` by frame id and digest;
+//!   the identity's `provider_id` is the host's label, echoed back, never
+//!   judged ([`verify` module](mod@verify)).
 //! - [`audit_answer`], [`complete_verdicts`]: the checks the runner applies,
 //!   callable from a provider's own tests.
 //!
@@ -39,6 +42,7 @@ pub mod honesty;
 pub mod pack;
 mod provider;
 pub mod serve;
+pub mod verify;
 
 pub use digest::{sha256_digest, Sha256Hasher};
 pub use file_provenance::{
@@ -52,3 +56,4 @@ pub use provider::{Provider, ProviderError};
 pub use serve::{
     serve, serve_stdio, serve_stdio_with, Dispatch, Job, ServeError, ServeOptions, Session,
 };
+pub use verify::{verdict, verify_each, Served};

@@ -61,8 +61,9 @@ impl ProviderError {
 /// runner serves several in-flight queries at once when the provider declares
 /// correlation.
 pub trait Provider: Send + Sync + 'static {
-    /// Identity and data flow, sent in the `handshake_ack`. `name` doubles as
-    /// the provider id hosts key frames and consent on.
+    /// Identity and data flow, sent in the `handshake_ack`. Hosts show
+    /// `name` to a person; the `provider_id` they key frames and consent on
+    /// is their own label for this provider, which may differ from `name`.
     fn info(&self) -> ProviderInfo;
 
     /// Capabilities, sent in the `handshake_ack`.
@@ -76,7 +77,9 @@ pub trait Provider: Send + Sync + 'static {
 
     /// Revalidate held frames. The default answers `unknown` for every
     /// identity, which is always honest (hosts evict on anything but `valid`,
-    /// V3). Override it only with a real comparison of digests.
+    /// V3). Override it only with a real comparison of digests, by frame id
+    /// and digest: an identity's `provider_id` is the host's label, echoed
+    /// back, never a reason for `unknown` (see [`verify_each`](crate::verify_each)).
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
         VerifyResponse {
             verdicts: request

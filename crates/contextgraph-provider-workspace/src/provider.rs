@@ -5,12 +5,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use contextgraph_provider_sdk::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
+use contextgraph_provider_sdk::{
+    file_excerpt, pack, verify_each, FrameBuilder, Provider, ProviderError,
+};
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::{
     token_cost_of_len, Capabilities, ContentFidelity, ContentRef, ContextFrame, ContextQuery,
-    ContextQueryResult, DataFlow, EgressScope, FrameKind, FrameVerdict, LineRange, ProviderInfo,
-    QueryCapability, Representation, Timestamp, Transform, Verdict, VerifyRequest, VerifyResponse,
+    ContextQueryResult, DataFlow, EgressScope, FrameKind, LineRange, ProviderInfo, QueryCapability,
+    Representation, Timestamp, Transform, Verdict, VerifyRequest, VerifyResponse,
 };
 
 use contextgraph_search::chunk::{chunk_file, LineIndex};
@@ -430,7 +432,6 @@ impl Provider for WorkspaceProvider {
     }
 
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
-        let mut verdicts = Vec::with_capacity(request.frames.len().min(MAX_VERIFY_IDS));
         let mut cache: HashMap<String, Result<CurrentChunk, &'static str>> = HashMap::new();
         let indexed_compact: HashMap<String, String> = {
             let view = self.workspace.view();
@@ -450,45 +451,41 @@ impl Provider for WorkspaceProvider {
                 })
                 .collect()
         };
-        for id in request.frames.iter().take(MAX_VERIFY_IDS) {
-            let verdict = if id.provider_id != PROVIDER_NAME {
-                Verdict::Unknown
-            } else {
-                let current = cache
-                    .entry(id.frame_id.clone())
-                    .or_insert_with(|| self.current_chunk(&id.frame_id));
-                match (current, &id.content_digest) {
-                    (Err(_), _) => Verdict::Gone,
-                    // V1: without a digest there is nothing to compare.
-                    (Ok(_), None) => Verdict::Unknown,
-                    (Ok(cur), Some(presented)) => {
-                        let full = format_sha256(&sha256(cur.region.as_bytes()));
-                        let compact = cur
-                            .outline
-                            .as_ref()
-                            .map(|o| format_sha256(&sha256(o.as_bytes())));
-                        if *presented == full || compact.as_ref() == Some(presented) {
-                            Verdict::Valid
+        // By frame id and digest: the identity's `provider_id` is the host's
+        // label for this provider (echoed back, never judged; see
+        // `contextgraph_provider_sdk::verify`).
+        verify_each(request, MAX_VERIFY_IDS, |frame_id, presented| {
+            let current = cache
+                .entry(frame_id.to_owned())
+                .or_insert_with(|| self.current_chunk(frame_id));
+            match (current, presented) {
+                (Err(_), _) => Verdict::Gone,
+                // V1: without a digest there is nothing to compare.
+                (Ok(_), None) => Verdict::Unknown,
+                (Ok(cur), Some(presented)) => {
+                    let full = format_sha256(&sha256(cur.region.as_bytes()));
+                    let compact = cur
+                        .outline
+                        .as_ref()
+                        .map(|o| format_sha256(&sha256(o.as_bytes())));
+                    if presented == full || compact.as_deref() == Some(presented) {
+                        Verdict::Valid
+                    } else {
+                        // V4: the digest we would serve now, in the representation held.
+                        let held_compact = indexed_compact
+                            .get(frame_id)
+                            .is_some_and(|d| d == presented);
+                        let replacement = if held_compact {
+                            compact.unwrap_or(full)
                         } else {
-                            // V4: the digest we would serve now, in the representation held.
-                            let held_compact = indexed_compact.get(&id.frame_id) == Some(presented);
-                            let replacement = if held_compact {
-                                compact.unwrap_or(full)
-                            } else {
-                                full
-                            };
-                            Verdict::Stale {
-                                replacement_digest: Some(replacement),
-                            }
+                            full
+                        };
+                        Verdict::Stale {
+                            replacement_digest: Some(replacement),
                         }
                     }
                 }
-            };
-            verdicts.push(FrameVerdict {
-                frame: id.clone(),
-                verdict,
-            });
-        }
-        VerifyResponse { verdicts }
+            }
+        })
     }
 }

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A temporary root holding `ws/` (the workspace), `home/`, `data/` and
-/// `cache/`; removed when dropped.
+/// A temporary root holding `ws/` (the workspace), `home/` (created empty),
+/// `data/` and `cache/`; removed when dropped.
 pub struct Sandbox {
     root: tempfile::TempDir,
     program: PathBuf,
@@ -30,6 +30,7 @@ impl Sandbox {
             "ws/src/retry.rs",
             "/// Retries a request with exponential backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
         );
+        std::fs::create_dir_all(s.path("home")).expect("create the home folder");
         s
     }
 
@@ -47,13 +48,28 @@ impl Sandbox {
     /// workspace's own `ws/cgp.toml` is the user's own project's file, so it
     /// is trusted as `cgp trust` records it (an invalid one is not).
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.write_untrusted(rel, text);
+        if rel == "ws/cgp.toml" {
+            let _ = self.command(&["trust", &path.to_string_lossy()]).output();
+        }
+        path
+    }
+
+    /// Write `text` to `rel` (folders created) and trust nothing: how a
+    /// hostile repository's files arrive, for tests of the trust boundary.
+    pub fn write_untrusted(&self, rel: &str, text: &str) -> PathBuf {
         let path = self.path(rel);
         std::fs::create_dir_all(path.parent().expect("a file under the root"))
             .expect("create folders");
         std::fs::write(&path, text).expect("write a file");
-        if rel == "ws/cgp.toml" {
-            let _ = self.command(&["trust", &path.to_string_lossy()]).output();
-        }
+        path
+    }
+
+    /// An executable script at `rel` with `body` (untrusted, like any file
+    /// a repository brings).
+    pub fn script(&self, rel: &str, body: &str) -> PathBuf {
+        let path = self.write_untrusted(rel, body);
+        make_executable(&path);
         path
     }
 
@@ -91,9 +107,7 @@ impl Sandbox {
             "#!/bin/sh\nwhile IFS= read -r line; do\n  printf '%s\\n' \"$line\" >> '{}'\n  case \"$line\" in\n    *'\"type\":\"handshake\"'*) printf '%s\\n' '{ack}' ;;\n    *'\"type\":\"query\"'*) printf '%s\\n' '{{\"type\":\"frames\",\"result\":{{\"frames\":[],\"truncated\":false}}}}' ;;\n    *'\"type\":\"shutdown\"'*) exit 0 ;;\n  esac\ndone\n",
             log.display()
         );
-        let path = self.write(&format!("{name}.sh"), &body);
-        make_executable(&path);
-        path
+        self.script(&format!("{name}.sh"), &body)
     }
 
     /// How many queries the script provider `name` has received.

@@ -25,14 +25,21 @@ pub enum GrantorKind {
     Policy,
 }
 
-/// One scope receipt. It pins the provider's name and version at grant time:
-/// a provider that later reports another version needs a new grant (C6).
+/// The one consent record: a person or policy allowed a provider something,
+/// pinning the provider's name and version at grant time, so a provider that
+/// later reports another version needs a new grant (C6).
+///
+/// Without a `scope` it is an *egress grant*: the provider may receive
+/// payloads at all (C1, C2). With one it is a *scope receipt*: content may
+/// go where that scope says (C6). One type for both, so liveness, pinning
+/// and display follow one rule.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ConsentReceipt {
     /// The provider the grant is for.
     pub provider_id: String,
-    /// The scope granted.
-    pub scope: EgressScope,
+    /// The scope granted; absent for an egress grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<EgressScope>,
     /// Provider name at grant time.
     pub provider_name: String,
     /// Provider version at grant time.
@@ -63,6 +70,18 @@ impl ConsentReceipt {
         }
     }
 
+    /// Whether this is an egress grant (no scope) rather than a scope receipt.
+    pub fn is_egress_grant(&self) -> bool {
+        self.scope.is_none()
+    }
+
+    /// Whether the record is for this exact provider identity and version.
+    pub fn pins(&self, provider_id: &str, name: &str, version: &str) -> bool {
+        self.provider_id == provider_id
+            && self.provider_name == name
+            && self.provider_version == version
+    }
+
     /// Whether the receipt covers `scope` for this exact provider identity and version.
     pub fn covers(
         &self,
@@ -71,10 +90,7 @@ impl ConsentReceipt {
         version: &str,
         scope: &EgressScope,
     ) -> bool {
-        self.provider_id == provider_id
-            && self.provider_name == name
-            && self.provider_version == version
-            && &self.scope == scope
+        self.pins(provider_id, name, version) && self.scope.as_ref() == Some(scope)
     }
 }
 
@@ -85,7 +101,7 @@ mod tests {
     fn receipt(expires_at: Option<&str>) -> ConsentReceipt {
         ConsentReceipt {
             provider_id: "cloud-docs".into(),
-            scope: EgressScope::ThirdPartyModel,
+            scope: Some(EgressScope::ThirdPartyModel),
             provider_name: "cloud-docs".into(),
             provider_version: "1.4.0".into(),
             grantor: Grantor {
@@ -128,6 +144,18 @@ mod tests {
             &EgressScope::ThirdPartyModel
         ));
         assert!(!r.covers("cloud-docs", "cloud-docs", "1.4.0", &EgressScope::OrgTenant));
+        let grant = ConsentReceipt { scope: None, ..r };
+        assert!(grant.is_egress_grant());
+        assert!(grant.pins("cloud-docs", "cloud-docs", "1.4.0"));
+        assert!(
+            !grant.covers(
+                "cloud-docs",
+                "cloud-docs",
+                "1.4.0",
+                &EgressScope::ThirdPartyModel
+            ),
+            "an egress grant covers no scope"
+        );
     }
 
     #[test]
@@ -136,5 +164,14 @@ mod tests {
         assert_eq!(json["grantor"]["kind"], "human");
         assert_eq!(json["scope"], "third-party-model");
         assert!(json.get("expires_at").is_none());
+        let grant = ConsentReceipt {
+            scope: None,
+            ..receipt(None)
+        };
+        let json = serde_json::to_value(grant).unwrap();
+        assert!(
+            json.get("scope").is_none(),
+            "an egress grant has no scope member"
+        );
     }
 }

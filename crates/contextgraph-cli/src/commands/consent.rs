@@ -187,23 +187,20 @@ fn describe_raw(record: &ConsentRecord) -> String {
         }
     };
     match record {
-        ConsentRecord::Grant(g) => format!(
-            "grant    {} {} (egress) by {} at {}{}",
-            who(&g.provider_id, &g.provider_name),
-            g.provider_version,
-            g.grantor.id,
-            g.granted_at,
-            until(&g.expires_at)
-        ),
-        ConsentRecord::ScopeReceipt(r) => format!(
-            "receipt  {} {} scope {} by {} at {}{}",
-            who(&r.provider_id, &r.provider_name),
-            r.provider_version,
-            r.scope.as_str(),
-            r.grantor.id,
-            r.granted_at,
-            until(&r.expires_at)
-        ),
+        ConsentRecord::Receipt(r) => {
+            let (kind, what) = match &r.scope {
+                None => ("grant   ", "(egress)".to_owned()),
+                Some(scope) => ("receipt ", format!("scope {}", scope.as_str())),
+            };
+            format!(
+                "{kind} {} {} {what} by {} at {}{}",
+                who(&r.provider_id, &r.provider_name),
+                r.provider_version,
+                r.grantor.id,
+                r.granted_at,
+                until(&r.expires_at)
+            )
+        }
         ConsentRecord::Revocation(v) => format!(
             "revoked  {}{} by {} at {}",
             v.provider_id,

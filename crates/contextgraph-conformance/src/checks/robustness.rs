@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use contextgraph_codec::Envelope;
-use contextgraph_types::{ContextQuery, ErrorCode, PROTOCOL_VERSION};
+use contextgraph_types::{versions_compatible, ContextQuery, ErrorCode, PROTOCOL_VERSION};
 
 use super::{Evidence, Outcome};
 use crate::probe::{describe_error, Probe, WireLog};
@@ -76,7 +76,10 @@ fn version_mismatch(probe: &mut Probe) -> Outcome {
     match probe.handshake(FOREIGN_VERSION) {
         Ok(Envelope::Error { code, message, .. }) => {
             if ErrorCode::effective(code.as_ref()) == ErrorCode::IncompatibleVersion {
-                e.note(format!("a {FOREIGN_VERSION} host: {}", describe_error(code.as_ref(), &message)));
+                e.note(format!(
+                    "a {FOREIGN_VERSION} host: {}",
+                    describe_error(code.as_ref(), &message)
+                ));
             } else {
                 e.fail(format!(
                     "H3: a {FOREIGN_VERSION} host was answered {}; a family mismatch is named with incompatible_version",
@@ -84,13 +87,37 @@ fn version_mismatch(probe: &mut Probe) -> Outcome {
                 ));
             }
         }
-        Ok(Envelope::HandshakeAck { protocol_version, .. }) => e.fail(format!(
-            "H3: a {FOREIGN_VERSION} host got a handshake_ack ({protocol_version}); families differ, so answer incompatible_version"
+        Ok(Envelope::HandshakeAck {
+            protocol_version, ..
+        }) => judge_foreign_ack(&mut e, &protocol_version),
+        Ok(other) => e.fail(format!(
+            "H3: a {FOREIGN_VERSION} host got a {} envelope",
+            other.type_name()
         )),
-        Ok(other) => e.fail(format!("H3: a {FOREIGN_VERSION} host got a {} envelope", other.type_name())),
         Err(b) => e.fail(format!("H3 (a mismatch is never a hang): {b}")),
     }
     e.finish()
+}
+
+/// A `handshake_ack` to a host of another family. An ack naming this
+/// suite's own family (the provider's real version) is the case the text
+/// leaves open: H1 read literally wants every ack in the host's family, so
+/// the provider must refuse with `incompatible_version` (H3); H3 also reads
+/// as "the mismatch is named by the provider *or* by the host", and a host
+/// that gets an ack in another family names it itself. Reported as
+/// ambiguous with both readings (docs/requirements.md#h3 records ours). An
+/// ack in the host's foreign family, or in no family, claims a version the
+/// provider does not speak: that fails.
+fn judge_foreign_ack(e: &mut Evidence, acked: &str) {
+    if versions_compatible(acked, PROTOCOL_VERSION) {
+        e.ambiguous(format!(
+            "a {FOREIGN_VERSION} host got a handshake_ack in the provider's own version ({acked}) instead of incompatible_version. Read literally, H1 requires an ack in the host's family, so the provider must answer incompatible_version (H3, which this project's providers do); read as \"a mismatch is named, never a hang\", H3 is met by the host, which sees the other family in the ack and stops with its own typed error"
+        ));
+    } else {
+        e.fail(format!(
+            "H3: a {FOREIGN_VERSION} host got a handshake_ack claiming {acked:?}, which is not the version family this suite's provider speaks ({PROTOCOL_VERSION}); a provider acknowledges only what it speaks, and families differ, so answer incompatible_version"
+        ));
+    }
 }
 
 fn malformed_input(probe: &mut Probe) -> Outcome {

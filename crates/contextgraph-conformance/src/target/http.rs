@@ -40,6 +40,7 @@ use reqwest::StatusCode;
 use super::{Channel, ExitOutcome, Incoming, TargetError};
 use crate::SuiteOptions;
 use contextgraph_types::display_text::{bounded, bounded_bytes};
+use contextgraph_types::loopback::is_loopback_host;
 
 /// What replaces the token wherever a provider echoed it (C8).
 const REDACTED: &[u8] = b"[redacted]";
@@ -404,19 +405,6 @@ impl Channel for HttpChannel {
     fn stderr_tail(&self) -> String {
         String::new()
     }
-}
-
-/// Whether `host` (as in a URL) is a loopback address, where a bearer token
-/// over plain `http` stays on the machine (C7). The same rule as the host's
-/// HTTP transport (`contextgraph_host::transport::http::is_loopback_host`);
-/// this crate does not depend on the host, so it states it here.
-fn is_loopback_host(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if bare.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    bare.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

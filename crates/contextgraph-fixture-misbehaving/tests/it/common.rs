@@ -10,7 +10,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -62,6 +62,9 @@ pub struct Provider {
     stop: Arc<AtomicBool>,
     /// Started without `--mode`: every reply must validate against the schema.
     strict: bool,
+    /// The provider's own temporary folder (its `TMPDIR`), owned by the
+    /// test: whatever the provider leaves behind shows up here.
+    tmp: tempfile::TempDir,
 }
 
 impl Provider {
@@ -70,8 +73,10 @@ impl Provider {
     /// wire JSON Schema.
     pub fn spawn(args: &[&str]) -> Provider {
         let strict = !args.iter().any(|a| a.starts_with("--mode"));
+        let tmp = tempfile::tempdir().expect("a temporary folder for the provider");
         let mut child = Command::new(BIN)
             .args(args)
+            .env("TMPDIR", tmp.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -149,7 +154,37 @@ impl Provider {
             unterminated,
             stop,
             strict,
+            tmp,
         }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Send `signal` (`TERM`, `INT`, …) with the system's `kill`.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args(["-s", signal, &self.pid().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -s {signal} failed");
+    }
+
+    /// SIGKILL, and reap the process.
+    pub fn kill(&mut self) -> ExitStatus {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reap")
+    }
+
+    /// Everything in the provider's temporary folder (its `TMPDIR`): what
+    /// it would leave behind if it stopped now.
+    pub fn temp_entries(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.tmp.path())
+            .expect("list the provider's TMPDIR")
+            .map(|e| e.expect("an entry").path())
+            .collect()
     }
 
     /// Spawn in `mode` with extra arguments (`normal` is spawned without
@@ -465,27 +500,25 @@ pub fn verdicts_of(reply: &Value) -> Vec<Value> {
         .clone()
 }
 
-/// The built-in corpus's scratch folder, found from a frame's file URI.
-pub fn scratch_dir(result: &ContextQueryResult) -> PathBuf {
-    let uri = result
+/// The files behind every file provenance of `result` (the built-in
+/// corpus's files: unnamed `/proc/<pid>/fd/<n>` files on Linux).
+pub fn corpus_files(result: &ContextQueryResult) -> Vec<PathBuf> {
+    let files: std::collections::BTreeSet<PathBuf> = result
         .frames
         .iter()
-        .find_map(|f| f.file_provenance().next().and_then(|p| p.uri.clone()))
-        .expect("a file-backed frame");
-    let path = file_uri_to_path(&uri).expect("file uri");
-    path.ancestors()
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("contextgraph-misbehaving-"))
-        })
-        .map(Path::to_path_buf)
-        .expect("the scratch folder is an ancestor of every corpus file")
+        .flat_map(|f| f.file_provenance())
+        .filter_map(|p| p.uri.as_deref())
+        .map(|uri| file_uri_to_path(uri).expect("a local file uri"))
+        .collect();
+    assert!(!files.is_empty(), "no file-backed frame in {result:?}");
+    files.into_iter().collect()
 }
 
-/// Poll until `path` no longer exists; whether it vanished within `within`.
-pub fn vanishes(path: &Path, within: Duration) -> bool {
+/// Poll until none of `paths` can be read any more; whether that happened
+/// within `within`.
+pub fn vanish(paths: &[PathBuf], within: Duration) -> bool {
     let deadline = Instant::now() + within;
-    while path.exists() {
+    while paths.iter().any(|p| std::fs::metadata(p).is_ok()) {
         if Instant::now() >= deadline {
             return false;
         }

@@ -1,5 +1,6 @@
 //! Handshake misbehaviours: `wrong-version` (H1/H3), `scope-lie` (C5),
-//! `representation-lie` (resolve rule), `stdout-log` (§1), and the
+//! `representation-lie` (resolve rule), `stdout-log` (§1), `echo-version`
+//! (H3), and the
 //! conformant-but-gated `egress` (C1) and `egress-scope` (C6).
 
 use crate::common;
@@ -68,4 +69,13 @@ fn framing_stdout_log_prints_a_log_line_before_the_ack() {
     p.send(&json!({"type": "handshake", "protocol_version": "contextgraph/1.0-draft"}));
     assert_eq!(p.next_item(), Some(Item::Line(b"starting up...".to_vec())));
     assert_eq!(p.recv()["type"], "handshake_ack");
+}
+
+#[test]
+fn h3_echo_version_claims_whatever_family_the_host_names() {
+    let mut p = Provider::mode("echo-version", &[]);
+    p.send(&json!({"type": "handshake", "protocol_version": "contextgraph/2.0"}));
+    let ack = p.recv();
+    assert_eq!(ack["type"], "handshake_ack", "{ack}");
+    assert_eq!(ack["protocol_version"], "contextgraph/2.0");
 }

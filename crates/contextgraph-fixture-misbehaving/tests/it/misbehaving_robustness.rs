@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{frames_of, roomy_query, scratch_dir, vanishes, Provider, EXIT_DEADLINE};
+use common::{corpus_files, frames_of, roomy_query, vanish, Provider, EXIT_DEADLINE};
 use serde_json::json;
 
 #[test]
@@ -21,6 +21,7 @@ fn r1_crash_on_query_exits_3_with_a_message_and_cleans_up() {
         p.final_stderr()
     );
     assert!(!scratch.exists(), "{} left behind", scratch.display());
+    assert_eq!(p.temp_entries(), Vec::<std::path::PathBuf>::new());
 }
 
 #[test]
@@ -52,16 +53,15 @@ fn r1_wrong_error_code_answers_malformed_input_with_internal() {
 fn r2_hang_on_shutdown_keeps_serving_after_shutdown_and_never_exits() {
     let mut p = Provider::mode("hang-on-shutdown", &[]);
     p.handshake();
-    let scratch = scratch_dir(&frames_of(&p.query("q1", &roomy_query()), "q1"));
+    let files = corpus_files(&frames_of(&p.query("q1", &roomy_query()), "q1"));
     p.send(&json!({"type": "shutdown"}));
     // Shutdown was ignored: the next query is still answered.
     frames_of(&p.query("q2", &roomy_query()), "q2");
     p.close_stdin();
-    // At end of input it cleans up, and then stays alive until killed.
-    assert!(
-        vanishes(&scratch, EXIT_DEADLINE),
-        "{} left behind",
-        scratch.display()
-    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
     assert!(p.is_running(), "it must never exit by itself");
+    // Only a kill ends it, and the kill leaves nothing behind.
+    p.kill();
+    assert!(vanish(&files, EXIT_DEADLINE), "{files:?} left behind");
+    assert_eq!(p.temp_entries(), Vec::<std::path::PathBuf>::new());
 }

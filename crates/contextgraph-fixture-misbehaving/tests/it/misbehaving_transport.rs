@@ -69,6 +69,7 @@ fn line_cap_endless_line_never_ends_and_exits_when_the_pipe_closes() {
         .expect("exits once the pipe closes");
     assert!(!status.success(), "a broken pipe is a failure exit");
     assert!(!scratch.exists(), "{} left behind", scratch.display());
+    assert_eq!(p.temp_entries(), Vec::<std::path::PathBuf>::new());
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `normal`: verify is honest (V1–V4): `valid` only for the digest served
-//! now, `stale` with the current digest otherwise, `gone` for unknown ids.
+//! now, `stale` with the current digest otherwise, `gone` for unknown ids;
+//! judged by frame id and digest, whatever host label `provider_id` carries.
 
 use crate::common;
 
@@ -18,7 +19,8 @@ fn v1_v4_verdicts_compare_the_presented_digest_with_the_current_one() {
         identity(&frame.id, Some(digest)),
         identity(&frame.id, Some(&mutated)),
         identity("no/such/frame#L1-2", Some(digest)),
-        json!({"provider_id": "someone-else", "frame_id": frame.id, "content_digest": digest}),
+        // A host's own label for this provider: judged by frame id and digest.
+        json!({"provider_id": "a-host-key", "frame_id": frame.id, "content_digest": digest}),
     ]);
     contextgraph_testkit::assert_schema_valid(&reply);
     let verdicts = verdicts_of(&reply);
@@ -26,7 +28,8 @@ fn v1_v4_verdicts_compare_the_presented_digest_with_the_current_one() {
         .iter()
         .map(|v| v["status"].as_str().unwrap())
         .collect();
-    assert_eq!(status, ["valid", "stale", "gone", "unknown"]);
+    assert_eq!(status, ["valid", "stale", "gone", "valid"]);
+    assert_eq!(verdicts[3]["frame"]["provider_id"], "a-host-key", "echoed");
     assert_eq!(
         verdicts[1]["replacement_digest"], digest,
         "V4: a digest, never a body"

@@ -27,13 +27,18 @@ fn expected(mode: Mode) -> &'static [CheckId] {
         | Mode::BadTimestamp
         | Mode::MalformedDigest
         | Mode::DigestMismatch => &[C::FrameValidity],
-        Mode::StaleDigest => &[C::FileProvenance],
+        Mode::StaleDigest | Mode::RangePastEndStaleDigest => &[C::FileProvenance],
+        Mode::PlaceholderDigest => &[C::FrameValidity],
+        Mode::PlaceholderDigestRubberStampVerify | Mode::PlaceholderDigestHollowVerify => {
+            &[C::FrameValidity, C::VerifyHonesty]
+        }
         Mode::IgnoredKinds => &[C::KindsFilter],
         Mode::IgnoredAsOf => &[C::AsOf],
         Mode::IgnoredAnchors => &[C::AnchorRelevance],
         Mode::RubberStampVerify | Mode::HollowVerify => &[C::VerifyHonesty],
         Mode::DroppedId | Mode::WrongId => &[C::Correlation],
         Mode::WrongVersion => &[C::Handshake],
+        Mode::EchoVersion => &[C::VersionMismatch],
         Mode::ScopeLie => &[C::ConsentScope],
         Mode::RepresentationLie => &[C::Representations],
         Mode::CrashOnQuery => &[C::QueryAnswered],

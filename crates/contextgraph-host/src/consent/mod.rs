@@ -20,8 +20,7 @@ use serde::Serialize;
 
 use crate::handshake::ProviderDescriptor;
 pub use store::{
-    ConsentLedger, ConsentRecord, ConsentStore, ConsentStoreError, EgressGrant, Revocation,
-    UnreadableLine,
+    ConsentLedger, ConsentRecord, ConsentStore, ConsentStoreError, Revocation, UnreadableLine,
 };
 
 /// What the gate decided.

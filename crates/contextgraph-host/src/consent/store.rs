@@ -35,39 +35,6 @@ pub const DATA_DIR_ENV: &str = "CGP_DATA_DIR";
 /// a file is something anyone with access can grow.
 const MAX_STORE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Consent for a provider to receive payloads at all (C1, C2). Pins the
-/// provider's name and version at grant time, like a scope receipt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EgressGrant {
-    /// The provider the grant is for.
-    pub provider_id: String,
-    /// Provider name at grant time.
-    pub provider_name: String,
-    /// Provider version at grant time.
-    pub provider_version: String,
-    /// Who granted.
-    pub grantor: Grantor,
-    /// When (F4).
-    pub granted_at: String,
-    /// When it lapses (F4); absent means until revoked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
-}
-
-impl EgressGrant {
-    /// Live at `now`, compared as instants; unreadable timestamps are never live.
-    pub fn is_live_at(&self, now: Timestamp) -> bool {
-        let Ok(granted) = Timestamp::parse(&self.granted_at) else {
-            return false;
-        };
-        granted <= now
-            && match &self.expires_at {
-                None => true,
-                Some(e) => Timestamp::parse(e).is_ok_and(|expires| now < expires),
-            }
-    }
-}
-
 /// A revocation: withdraws every earlier grant (scope `None`) or earlier
 /// receipt for one scope of a provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,16 +50,64 @@ pub struct Revocation {
     pub revoked_at: String,
 }
 
-/// One line of the store.
+/// One line of the store: a consent record (an egress grant or a scope
+/// receipt, [`ConsentReceipt`]) or a revocation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "record", rename_all = "snake_case")]
+#[serde(try_from = "StoredLine", into = "StoredLine")]
 pub enum ConsentRecord {
-    /// An egress grant.
-    Grant(EgressGrant),
-    /// A scope receipt (C6).
-    ScopeReceipt(ConsentReceipt),
+    /// An egress grant (no scope) or a scope receipt (C6).
+    Receipt(ConsentReceipt),
     /// A revocation.
     Revocation(Revocation),
+}
+
+impl ConsentRecord {
+    /// The provider the record concerns.
+    pub fn provider_id(&self) -> &str {
+        match self {
+            ConsentRecord::Receipt(r) => &r.provider_id,
+            ConsentRecord::Revocation(v) => &v.provider_id,
+        }
+    }
+}
+
+/// The file's form of a line: the `record` tag says what it is, so a line
+/// written by an older host (`grant` without `scope`, `scope_receipt` with
+/// one) reads the same, and a line whose tag and scope disagree is refused
+/// (and so, like any unreadable line, fails closed).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+enum StoredLine {
+    Grant(ConsentReceipt),
+    ScopeReceipt(ConsentReceipt),
+    Revocation(Revocation),
+}
+
+impl TryFrom<StoredLine> for ConsentRecord {
+    type Error = &'static str;
+
+    fn try_from(line: StoredLine) -> Result<Self, Self::Error> {
+        match line {
+            StoredLine::Grant(r) if r.scope.is_some() => {
+                Err("a `grant` record carries a scope; only a `scope_receipt` may")
+            }
+            StoredLine::ScopeReceipt(r) if r.scope.is_none() => {
+                Err("a `scope_receipt` record names no scope")
+            }
+            StoredLine::Grant(r) | StoredLine::ScopeReceipt(r) => Ok(ConsentRecord::Receipt(r)),
+            StoredLine::Revocation(v) => Ok(ConsentRecord::Revocation(v)),
+        }
+    }
+}
+
+impl From<ConsentRecord> for StoredLine {
+    fn from(record: ConsentRecord) -> Self {
+        match record {
+            ConsentRecord::Receipt(r) if r.is_egress_grant() => StoredLine::Grant(r),
+            ConsentRecord::Receipt(r) => StoredLine::ScopeReceipt(r),
+            ConsentRecord::Revocation(v) => StoredLine::Revocation(v),
+        }
+    }
 }
 
 /// Why the store could not be used. Names the file and what to do.
@@ -179,13 +194,15 @@ impl ConsentLedger {
         let mut out: Vec<&ConsentRecord> = Vec::new();
         for record in &self.records {
             match record {
+                // A revocation without a scope withdraws the grant and every
+                // receipt; one with a scope withdraws only that scope's receipts.
                 ConsentRecord::Revocation(rev) => out.retain(|r| match r {
-                    ConsentRecord::Grant(g) => {
-                        !(g.provider_id == rev.provider_id && rev.scope.is_none())
-                    }
-                    ConsentRecord::ScopeReceipt(rc) => {
+                    ConsentRecord::Receipt(rc) => {
                         !(rc.provider_id == rev.provider_id
-                            && rev.scope.as_ref().is_none_or(|s| s == &rc.scope))
+                            && rev
+                                .scope
+                                .as_ref()
+                                .is_none_or(|s| rc.scope.as_ref() == Some(s)))
                     }
                     ConsentRecord::Revocation(_) => true,
                 }),
@@ -202,15 +219,14 @@ impl ConsentLedger {
         name: &str,
         version: &str,
         now: Timestamp,
-    ) -> Option<EgressGrant> {
+    ) -> Option<ConsentReceipt> {
         if self.unreadable_line_for(provider_id).is_some() {
             return None;
         }
         self.in_force().into_iter().find_map(|r| match r {
-            ConsentRecord::Grant(g)
-                if g.provider_id == provider_id
-                    && g.provider_name == name
-                    && g.provider_version == version
+            ConsentRecord::Receipt(g)
+                if g.is_egress_grant()
+                    && g.pins(provider_id, name, version)
                     && g.is_live_at(now) =>
             {
                 Some(g.clone())
@@ -232,7 +248,7 @@ impl ConsentLedger {
             return None;
         }
         self.in_force().into_iter().find_map(|r| match r {
-            ConsentRecord::ScopeReceipt(rc)
+            ConsentRecord::Receipt(rc)
                 if rc.covers(provider_id, name, version, scope) && rc.is_live_at(now) =>
             {
                 Some(rc.clone())
@@ -248,10 +264,7 @@ impl ConsentLedger {
             .in_force()
             .into_iter()
             .filter_map(|r| match r {
-                ConsentRecord::Grant(g) if g.provider_id == provider_id => {
-                    Some(g.provider_version.clone())
-                }
-                ConsentRecord::ScopeReceipt(rc) if rc.provider_id == provider_id => {
+                ConsentRecord::Receipt(rc) if rc.provider_id == provider_id => {
                     Some(rc.provider_version.clone())
                 }
                 _ => None,

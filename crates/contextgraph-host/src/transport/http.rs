@@ -149,14 +149,8 @@ impl HttpError {
 }
 
 /// Whether `host` (as in a URL) is a loopback address this transport trusts
-/// to stay on the machine.
-pub fn is_loopback_host(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if bare.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
+/// to stay on the machine: the one rule, in `contextgraph_types::loopback`.
+pub use contextgraph_types::loopback::is_loopback_host;
 
 /// The host's client for a provider served over HTTP (C4/C7/C8): it calls a
 /// remote provider, it is not one (formerly `HttpProvider`; the server side

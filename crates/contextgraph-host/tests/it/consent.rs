@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::common::{misbehaving, retry_query, stdio_options, PATIENCE};
 use contextgraph_host::consent::{self, ConsentLedger};
 use contextgraph_host::{
-    ConsentRecord, ConsentStore, EgressGrant, Host, HostOptions, ProviderOutcome, Revocation,
+    ConsentRecord, ConsentStore, Host, HostOptions, ProviderOutcome, Revocation,
 };
 use contextgraph_provider_sdk::{Provider, ProviderError};
 use contextgraph_types::{
@@ -25,7 +25,8 @@ fn ada() -> Grantor {
 }
 
 fn grant(id: &str, version: &str, expires_at: Option<String>) -> ConsentRecord {
-    ConsentRecord::Grant(EgressGrant {
+    ConsentRecord::Receipt(ConsentReceipt {
+        scope: None,
         provider_id: id.into(),
         provider_name: id.into(),
         provider_version: version.into(),
@@ -36,9 +37,9 @@ fn grant(id: &str, version: &str, expires_at: Option<String>) -> ConsentRecord {
 }
 
 fn receipt(id: &str, scope: EgressScope, expires_at: Option<String>) -> ConsentRecord {
-    ConsentRecord::ScopeReceipt(ConsentReceipt {
+    ConsentRecord::Receipt(ConsentReceipt {
         provider_id: id.into(),
-        scope,
+        scope: Some(scope),
         provider_name: id.into(),
         provider_version: "1.0.0".into(),
         grantor: ada(),
@@ -251,6 +252,57 @@ fn consent_store_skips_a_torn_last_line_and_keeps_everything_else() {
     store.append(&grant("d", "1", None)).unwrap();
     let ledger = store.load().unwrap();
     assert_eq!(ledger.records.len(), 3);
+}
+
+/// Grants and receipts are one record type, but the file keeps its two
+/// tags: lines written by earlier versions read the same, each is written
+/// back under its own tag, and a line whose tag and scope disagree is
+/// unreadable, so consent for its provider fails closed.
+#[test]
+fn consent_store_reads_both_record_tags_and_refuses_a_tag_that_contradicts_its_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("consent.ndjson");
+    let pinned = r#""provider_name":"p","provider_version":"1.0.0","grantor":{"kind":"human","id":"ada"},"granted_at":"2020-01-01T00:00:00Z""#;
+    let lines = [
+        format!(r#"{{"record":"grant","provider_id":"p",{pinned}}}"#),
+        format!(r#"{{"record":"scope_receipt","provider_id":"p","scope":"org-tenant",{pinned}}}"#),
+    ];
+    std::fs::write(&path, format!("{}\n{}\n", lines[0], lines[1])).unwrap();
+    let store = ConsentStore::open(&path).unwrap();
+    let ledger = store.load().unwrap();
+    assert!(ledger.warnings.is_empty(), "{:?}", ledger.warnings);
+    let now = Timestamp::parse("2026-01-01T00:00:00Z").unwrap();
+    assert!(ledger.live_grant("p", "p", "1.0.0", now).is_some());
+    assert!(ledger
+        .live_receipt("p", "p", "1.0.0", &EgressScope::OrgTenant, now)
+        .is_some());
+    // Written back, each record keeps its tag.
+    let again = dir.path().join("again.ndjson");
+    let copy = ConsentStore::open(&again).unwrap();
+    for record in &ledger.records {
+        copy.append(record).unwrap();
+    }
+    let written = std::fs::read_to_string(&again).unwrap();
+    let tags: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["record"].clone())
+        .collect();
+    assert_eq!(tags, ["grant", "scope_receipt"]);
+
+    // A `grant` line carrying a scope contradicts itself: unreadable, and
+    // while it stands nothing is granted to its provider.
+    let contradiction =
+        format!(r#"{{"record":"grant","provider_id":"p","scope":"org-tenant",{pinned}}}"#);
+    std::fs::write(&path, format!("{}\n{contradiction}\n", lines[0])).unwrap();
+    let ledger = store.load().unwrap();
+    assert_eq!(ledger.records.len(), 1);
+    assert_eq!(
+        ledger.unreadable_line_for("p"),
+        Some(2),
+        "{:?}",
+        ledger.warnings
+    );
+    assert!(ledger.live_grant("p", "p", "1.0.0", now).is_none());
 }
 
 #[test]

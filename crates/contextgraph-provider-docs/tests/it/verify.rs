@@ -96,8 +96,6 @@ fn v2_identities_this_provider_cannot_vouch_for_are_unknown_or_gone_never_valid(
     let first = ask(&mut session, "q1");
     let policy = digest_of(&first, POLICY);
     let verdicts = session.verify(&[
-        // Another provider's frame, even with a digest that matches ours.
-        identity("some-other-provider", POLICY, Some(&policy)),
         // Ours but digest-less: nothing to compare (V1), so no `valid`.
         identity(PROVIDER, POLICY, None),
         // A section this file never had, and a path that escapes the root.
@@ -110,5 +108,39 @@ fn v2_identities_this_provider_cannot_vouch_for_are_unknown_or_gone_never_valid(
         .iter()
         .map(|v| v["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["unknown", "unknown", "gone", "gone", "gone"]);
+    assert_eq!(statuses, ["unknown", "gone", "gone", "gone"]);
+}
+
+/// `provider_id` is the host's label for this provider (a `cgp.toml` table
+/// name, another implementation's routing key), which the provider cannot
+/// know: verify judges by frame id and digest and echoes the label back.
+#[test]
+fn v2_a_host_key_in_provider_id_is_verified_by_frame_id_and_digest() {
+    let (dir, mut session) = start(DOCS_BIN, &[]);
+    let first = ask(&mut session, "q1");
+    let policy = digest_of(&first, POLICY);
+    let backoff = digest_of(&first, BACKOFF);
+    let held = [
+        identity("team-docs", POLICY, Some(&policy)),
+        identity("host-key/7", BACKOFF, Some(&backoff)),
+    ];
+    let verdicts = session.verify(&held);
+    for (verdict, asked) in verdicts.iter().zip(&held) {
+        assert_eq!(&verdict["frame"], asked, "the host's label is echoed");
+        assert_eq!(verdict["status"], "valid", "{verdict}");
+    }
+
+    let path = dir.path().join("docs/retry.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("bounds the tries", "caps the tries")).unwrap();
+    let verdicts = session.verify(&held);
+    assert_eq!(verdicts[0]["status"], "stale", "{verdicts:?}");
+    assert_eq!(verdicts[0]["frame"]["provider_id"], "team-docs");
+    assert_eq!(verdicts[1]["status"], "valid", "{verdicts:?}");
+
+    std::fs::remove_file(&path).unwrap();
+    let verdicts = session.verify(&held);
+    for verdict in &verdicts {
+        assert_eq!(verdict["status"], "gone", "{verdict}");
+    }
 }

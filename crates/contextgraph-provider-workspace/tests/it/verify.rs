@@ -65,8 +65,6 @@ fn verify_never_validates_a_digest_it_does_not_serve() {
         Some(sha256_digest(b"something else")),
     );
     assert!(matches!(verdict(&p, &wrong), Verdict::Stale { .. }));
-    let other_provider = FrameId::new("someone-else", "src/config.rs#config::parse_timeout", None);
-    assert_eq!(verdict(&p, &other_provider), Verdict::Unknown);
     let no_digest = FrameId::new(
         contextgraph_provider_workspace::PROVIDER_NAME,
         "src/config.rs#config::parse_timeout",
@@ -83,6 +81,26 @@ fn verify_never_validates_a_digest_it_does_not_serve() {
         Some(sha256_digest(b"")),
     );
     assert_eq!(verdict(&p, &escape), Verdict::Gone);
+}
+
+/// `provider_id` is the host's label for this provider (a `cgp.toml` table
+/// name, another implementation's routing key), which the provider cannot
+/// know: verify judges by frame id and digest and echoes the label back.
+#[test]
+fn verify_judges_a_host_key_by_frame_id_and_digest() {
+    let f = Fixture::new();
+    let p = f.open();
+    let r = ask(&p, &q("parse_timeout"));
+    let frame = crate::common::find(&r, "src/config.rs#config::parse_timeout").expect("frame");
+    let id = frame.frame_id("workspace-b");
+    assert_eq!(verdict(&p, &id), Verdict::Valid);
+
+    let edited = crate::common::CONFIG_RS.replace("30_000", "60_000");
+    f.write("src/config.rs", &edited);
+    assert!(matches!(verdict(&p, &id), Verdict::Stale { .. }));
+
+    std::fs::remove_file(f.path("src/config.rs")).expect("rm");
+    assert_eq!(verdict(&p, &id), Verdict::Gone);
 }
 
 #[cfg(unix)]
