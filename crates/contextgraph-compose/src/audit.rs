@@ -11,7 +11,7 @@ use std::fmt;
 
 use crate::budget::Budget;
 use crate::hash::ContentSha256;
-use crate::outcome::ViolationRecord;
+use crate::outcome::{RepairRecord, ViolationRecord};
 use crate::placement::Placement;
 use crate::status::OutcomeStatus;
 
@@ -69,6 +69,9 @@ pub struct ProviderAudit {
     pub frames_offered: u32,
     /// Frames of its that are in the prompt.
     pub frames_included: u32,
+    /// Faults the host repaired in its answer instead of quarantining it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<RepairRecord>,
 }
 
 /// A provider outcome as reported in the audit (JSON tag `status`).
@@ -335,7 +338,7 @@ impl fmt::Display for OutcomeAudit {
 impl ProviderAudit {
     /// One line for a person about this provider.
     pub fn explain(&self) -> String {
-        format!(
+        let mut line = format!(
             "provider {}: {}; {} of {} frames included, {} budget tokens (share {})",
             self.provider_id,
             self.outcome,
@@ -343,6 +346,11 @@ impl ProviderAudit {
             self.frames_offered,
             self.used,
             self.share
-        )
+        );
+        for r in &self.repairs {
+            line.push_str("; ");
+            line.push_str(&r.to_string());
+        }
+        line
     }
 }

@@ -320,6 +320,11 @@ impl Page {
             self.text(&p.provider_id);
             self.raw("</td><td>");
             self.text(&p.outcome.to_string());
+            // The host's repairs: accepted, but not conformant.
+            for r in &p.repairs {
+                self.raw("<br>");
+                self.text(&r.to_string());
+            }
             let _ = writeln!(
                 self.out,
                 "</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\

@@ -21,6 +21,9 @@ pub struct ProviderOutcome {
     pub provider_id: String,
     /// What happened.
     pub status: ProviderStatus,
+    /// Faults the host repaired in an accepted answer instead of
+    /// quarantining it (its repair policy); reported in the audit.
+    pub repairs: Vec<RepairRecord>,
 }
 
 /// What happened when a provider was asked.
@@ -72,6 +75,7 @@ impl ProviderOutcome {
         ProviderOutcome {
             provider_id: provider_id.into(),
             status: ProviderStatus::Accepted { frames },
+            repairs: Vec::new(),
         }
     }
 
@@ -84,6 +88,7 @@ impl ProviderOutcome {
         ProviderOutcome {
             provider_id: provider_id.into(),
             status: ProviderStatus::Quarantined { frames, violations },
+            repairs: Vec::new(),
         }
     }
 
@@ -92,7 +97,15 @@ impl ProviderOutcome {
         ProviderOutcome {
             provider_id: provider_id.into(),
             status,
+            repairs: Vec::new(),
         }
+    }
+
+    /// This outcome with the host's `repairs` recorded.
+    #[must_use]
+    pub fn with_repairs(mut self, repairs: Vec<RepairRecord>) -> Self {
+        self.repairs = repairs;
+        self
     }
 
     /// Audit `result` against `query` with content digests recomputed (D1)
@@ -132,6 +145,35 @@ pub struct ViolationRecord {
     pub path: String,
     /// What is wrong.
     pub message: String,
+}
+
+/// A fault the host repaired instead of quarantining the answer, as the
+/// audit reports it: `repaired: D1 — declared digest was not of the content;
+/// recomputed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepairRecord {
+    /// The requirement anchor of the fault, e.g. `D1`.
+    pub anchor: String,
+    /// The frame, by the id its provider gave it.
+    pub frame_id: String,
+    /// Where in the answer, e.g. `frames[0].content_digest`.
+    pub path: String,
+    /// What the provider sent.
+    pub declared: String,
+    /// What the host uses instead.
+    pub repaired: String,
+    /// What was wrong and what was done, in a few words.
+    pub note: String,
+}
+
+impl std::fmt::Display for RepairRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "repaired: {} — {} (frame {:?} at {})",
+            self.anchor, self.note, self.frame_id, self.path
+        )
+    }
 }
 
 impl From<&Violation> for ViolationRecord {

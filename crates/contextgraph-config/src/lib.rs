@@ -23,6 +23,7 @@
 //! budget = 8000              # model tokens for the whole prompt (default 8000)
 //! safety_factor = 1.35       # model tokens per budget token (default 1.35)
 //! timeout_ms = 10000         # providers without their own (default 10 s)
+//! strict_audit = false       # true: repair nothing, quarantine every faulty answer
 //! consent_store = "~/.local/share/contextgraph/consent.ndjson"  # optional
 //!
 //! [providers.workspace]      # built in, always present unless redefined
@@ -34,7 +35,7 @@
 //! type = "docs"              # built in: a folder's Markdown
 //! dir = "docs"
 //!
-//! [providers.notes]
+//! [providers.notes]          # the key: frames, consent and reports go under `notes`
 //! type = "stdio"             # implied by `command`
 //! command = "cgp"            # a bare name is looked up on PATH
 //! args = ["serve", "docs", "./notes"]

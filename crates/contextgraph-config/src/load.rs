@@ -258,6 +258,12 @@ impl Config {
                 origin: origin(line),
             };
         }
+        if let Some((v, line)) = file.strict_audit {
+            self.strict_audit = Setting {
+                value: v,
+                origin: origin(line),
+            };
+        }
         if let Some((v, line)) = file.consent_store {
             self.consent_store = Some(Setting {
                 value: v,

@@ -79,6 +79,11 @@ pub struct Config {
     pub safety_factor: Setting<f64>,
     /// Timeout of providers that set none, in milliseconds.
     pub timeout_ms: Setting<u64>,
+    /// `strict_audit = true`: the host repairs nothing and quarantines every
+    /// faulty answer whole. Off by default: a content digest of other bytes
+    /// (D1) and a one-line range written `L<n>` (F5) are repaired, recorded,
+    /// and the frames kept (see `docs/requirements.md`, host repair policy).
+    pub strict_audit: Setting<bool>,
     /// The consent store file; `None` means the host's default location
     /// (`$CGP_DATA_DIR/consent.ndjson`, else the XDG data dir).
     pub consent_store: Option<Setting<PathBuf>>,
@@ -100,6 +105,7 @@ impl Default for Config {
             budget: Setting::default_value(DEFAULT_BUDGET),
             safety_factor: Setting::default_value(DEFAULT_SAFETY_FACTOR),
             timeout_ms: Setting::default_value(DEFAULT_TIMEOUT_MS),
+            strict_audit: Setting::default_value(false),
             consent_store: None,
             providers: vec![ProviderConfig::builtin_workspace()],
             files: Vec::new(),
@@ -128,7 +134,10 @@ impl Config {
 /// One configured provider.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderConfig {
-    /// The name under `[providers.<name>]`: what `cgp consent grant <name>` takes.
+    /// The name under `[providers.<name>]`: the provider's key. Its frames,
+    /// consent and reports go under this name (the name the provider
+    /// announces is shown beside it), so two providers announcing the same
+    /// name can be configured side by side; `cgp consent grant <name>` takes it.
     pub name: String,
     /// How it is run or reached.
     #[serde(flatten)]

@@ -24,6 +24,7 @@ struct RawFile {
     budget: Option<Spanned<u32>>,
     safety_factor: Option<Spanned<f64>>,
     timeout_ms: Option<Spanned<u64>>,
+    strict_audit: Option<Spanned<bool>>,
     consent_store: Option<Spanned<String>>,
     #[serde(default)]
     providers: BTreeMap<String, Spanned<RawProvider>>,
@@ -57,6 +58,7 @@ pub(crate) struct FileConfig {
     pub budget: Option<(u32, usize)>,
     pub safety_factor: Option<(f64, usize)>,
     pub timeout_ms: Option<(u64, usize)>,
+    pub strict_audit: Option<(bool, usize)>,
     pub consent_store: Option<(PathBuf, usize)>,
     pub providers: Vec<ProviderConfig>,
 }
@@ -163,6 +165,9 @@ pub(crate) fn parse_file(
     }
     if let Some(t) = &raw.timeout_ms {
         out.timeout_ms = Some((check_timeout(&ctx, t)?, ctx.line(&t.span())));
+    }
+    if let Some(s) = &raw.strict_audit {
+        out.strict_audit = Some((*s.get_ref(), ctx.line(&s.span())));
     }
     if let Some(c) = &raw.consent_store {
         out.consent_store = Some((ctx.path_value(c, "consent_store")?, ctx.line(&c.span())));

@@ -56,6 +56,12 @@ impl Config {
             self.timeout_ms.value,
             from(&self.timeout_ms.origin)
         );
+        let _ = writeln!(
+            out,
+            "strict_audit = {}  {}",
+            self.strict_audit.value,
+            from(&self.strict_audit.origin)
+        );
         match &self.consent_store {
             Some(s) => {
                 let _ = writeln!(

@@ -49,6 +49,19 @@ pub(crate) fn restrict(
     if *state == TrustState::Trusted {
         return;
     }
+    // An untrusted file may make the audit stricter, never laxer than the
+    // user's own setting.
+    if let Some((false, line)) = file.strict_audit {
+        file.strict_audit = None;
+        warnings.push(ConfigWarning {
+            path: path.to_path_buf(),
+            line: Some(line),
+            message: format!(
+                "strict_audit = false is ignored until you trust this file (it may turn the strict audit on, not off); run: {}",
+                trust_command(&std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+            ),
+        });
+    }
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let why = match state {
         TrustState::Trusted => return,

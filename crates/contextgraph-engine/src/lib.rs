@@ -33,8 +33,13 @@
 //! - [`Engine::context`] asks every provider the same query (its budget is
 //!   the whole prompt's, less the preamble) under one deadline, each
 //!   provider cut off at its own timeout; the host audits every answer
-//!   (B2), and `contextgraph-compose` splits the budget by the configured
+//!   (B2, repairing what its policy allows unless `strict_audit`), and
+//!   `contextgraph-compose` splits the budget by the configured
 //!   weights, dedups, fences and audits every frame.
+//! - Every provider is keyed by its `cgp.toml` name: its frames, consent,
+//!   weights and reports go under that key, and the name it announced is
+//!   shown beside it. Two providers announcing the same name (two `cgp
+//!   serve docs` on different folders) are simply two keys.
 #![warn(missing_docs)]
 
 mod capped;
@@ -57,7 +62,9 @@ use contextgraph_compose::{
 };
 use contextgraph_config::Config;
 use contextgraph_host::consent::{ConsentLedger, ConsentStore};
-use contextgraph_host::{ConsentDecision, ConsentRecord, Host, HostOptions, ProviderDescriptor};
+use contextgraph_host::{
+    AuditPolicy, ConsentDecision, ConsentRecord, Host, HostOptions, ProviderDescriptor,
+};
 use contextgraph_types::{token_cost_of_len, ContextQuery, Timestamp};
 use tokio::time::Instant;
 
@@ -93,6 +100,9 @@ pub struct EngineOptions {
     /// background (a long-running server wants this); every answer is
     /// preceded by a freshness check either way.
     pub watch: bool,
+    /// Quarantine every faulty answer whole, repairing nothing, whatever
+    /// `strict_audit` says in the configuration (`--strict-audit`).
+    pub strict_audit: bool,
 }
 
 enum SlotState {
@@ -121,6 +131,7 @@ pub struct Engine {
     budget: u32,
     safety_factor: f64,
     options: EngineOptions,
+    host_options: HostOptions,
     warnings: Vec<String>,
     fresh: fresh::FreshWorkspaces,
 }
@@ -217,7 +228,9 @@ impl Engine {
                 results[index] = Some(result);
             }
         }
-        let mut host = Host::new(HostOptions::default());
+        let mut host_options = HostOptions::default();
+        host_options.audit = AuditPolicy::strict(options.strict_audit || config.strict_audit.value);
+        let mut host = Host::new(host_options.clone());
         if let Some(store) = store {
             host = host.with_consent_store(store);
         }
@@ -230,20 +243,23 @@ impl Engine {
                     error: "the task starting it panicked".to_owned(),
                 },
                 Some(Err(error)) => SlotState::Failed { error },
-                Some(Ok(started)) => match host.add(started.client, timeout).await {
-                    Ok(_) => {
-                        if let Some(w) = started.workspace {
-                            fresh.add(&provider.name, w, options.watch, &mut warnings);
+                // Keyed by its configuration name, whatever it announced.
+                Some(Ok(started)) => {
+                    match host.add_as(&provider.name, started.client, timeout).await {
+                        Ok(descriptor) => {
+                            if let Some(w) = started.workspace {
+                                fresh.add(&provider.name, w, options.watch, &mut warnings);
+                            }
+                            SlotState::Ready {
+                                descriptor,
+                                handshake: started.handshake,
+                            }
                         }
-                        SlotState::Ready {
-                            descriptor: started.descriptor,
-                            handshake: started.handshake,
-                        }
+                        Err(e) => SlotState::Failed {
+                            error: e.to_string(),
+                        },
                     }
-                    Err(e) => SlotState::Failed {
-                        error: e.to_string(),
-                    },
-                },
+                }
             };
             slots.push(Slot {
                 name: provider.name.clone(),
@@ -260,6 +276,7 @@ impl Engine {
             budget: config.budget.value,
             safety_factor: config.safety_factor.value,
             options,
+            host_options,
             warnings,
             fresh,
         })
@@ -394,7 +411,7 @@ impl Engine {
         if self.host.consent_store().is_none() {
             if let Some(path) = &self.consent_path {
                 let store = ConsentStore::open(path)?;
-                let host = std::mem::replace(&mut self.host, Host::new(HostOptions::default()));
+                let host = std::mem::replace(&mut self.host, Host::new(self.host_options.clone()));
                 self.host = host.with_consent_store(store);
             }
         }
@@ -458,13 +475,18 @@ impl Engine {
             let grant = |scopes: &[String]| self.grant_command(&slot.name, scopes);
             match &slot.state {
                 SlotState::Ready { descriptor, .. } => {
-                    let id = descriptor.id.as_str();
-                    let Some(pr) = report.as_ref().and_then(|r| r.provider(id)) else {
+                    // The host keys it by its configuration name (A1: keys
+                    // are unique, being the names of one table).
+                    let Some(pr) = report.as_ref().and_then(|r| r.provider(&slot.name)) else {
                         continue;
                     };
-                    let (outcome, summary) =
-                        request::map_outcome(&slot.name, id, &pr.outcome, &grant);
-                    options = options.with_weight(id, slot.weight);
+                    let (outcome, summary) = request::map_outcome(
+                        &slot.name,
+                        &descriptor.info.name,
+                        &pr.outcome,
+                        &grant,
+                    );
+                    options = options.with_weight(&slot.name, slot.weight);
                     outcomes.push(outcome);
                     summaries.push(summary);
                 }
@@ -472,16 +494,13 @@ impl Engine {
                     let mut summary =
                         ProviderOutcomeSummary::new(&slot.name, None, OutcomeStatus::NotStarted);
                     summary.detail = Some(request::shorten(error));
-                    // It appears in the audit too, unless its name is taken
-                    // by a provider that did start (ids must be unique, A1).
-                    if !outcomes.iter().any(|o| o.provider_id == slot.name)
-                        && !ready.iter().any(|s| matches!(&s.state, SlotState::Ready { descriptor, .. } if descriptor.id == slot.name))
-                    {
-                        outcomes.push(ComposeOutcome::without_frames(
-                            slot.name.clone(),
-                            ComposeStatus::Crashed { detail: format!("did not start: {}", request::shorten(error)) },
-                        ));
-                    }
+                    // It appears in the audit too, under its key.
+                    outcomes.push(ComposeOutcome::without_frames(
+                        slot.name.clone(),
+                        ComposeStatus::Crashed {
+                            detail: format!("did not start: {}", request::shorten(error)),
+                        },
+                    ));
                     summaries.push(summary);
                 }
             }
@@ -506,6 +525,7 @@ impl Engine {
             let base = ProviderStatus {
                 name: slot.name.clone(),
                 provider_id: None,
+                announced_name: None,
                 version: None,
                 transport: slot.transport.clone(),
                 data_flow: None,
@@ -524,7 +544,7 @@ impl Engine {
                     descriptor,
                     handshake,
                 } => {
-                    let health = match self.host.client(&descriptor.id) {
+                    let health = match self.host.client(&slot.name) {
                         None => Err("not held by the host".to_owned()),
                         Some(client) => match client.ready(Instant::now() + slot.timeout).await {
                             Ok(_) => Ok(*handshake),
@@ -533,6 +553,7 @@ impl Engine {
                     };
                     ProviderStatus {
                         provider_id: Some(descriptor.id.clone()),
+                        announced_name: Some(descriptor.info.name.clone()),
                         version: Some(descriptor.info.version.clone()),
                         data_flow: Some(descriptor.info.data_flow.clone()),
                         capabilities: Some(descriptor.capabilities.clone()),

@@ -81,13 +81,28 @@ pub use contextgraph_compose::OutcomeStatus;
 pub struct ProviderOutcomeSummary {
     /// The configured name.
     pub name: String,
-    /// The id it handshook as (frames and consent are keyed on it).
+    /// The key its frames and consent go under (its configured name), when
+    /// it started.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_id: Option<String>,
+    /// The name it announced at the handshake, shown beside the key (two
+    /// providers may announce the same name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub announced_name: Option<String>,
     /// What happened.
     pub status: OutcomeStatus,
     /// Frames accepted.
     pub frames: usize,
+    /// Frames its answer offered, whatever became of them (a quarantined
+    /// answer's included).
+    pub frames_offered: usize,
+    /// Frames of its answer the host rejected: a quarantined answer's all,
+    /// an accepted one's of unknown kinds.
+    pub frames_rejected: usize,
+    /// Faults the host repaired in its answer rather than quarantine it,
+    /// one sentence each (`repaired: D1 — …`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<String>,
     /// It left candidates out.
     pub truncated: bool,
     /// Frames of unknown kinds it served, dropped (U2).
@@ -105,8 +120,12 @@ impl ProviderOutcomeSummary {
         ProviderOutcomeSummary {
             name: name.to_owned(),
             provider_id: provider_id.map(str::to_owned),
+            announced_name: None,
             status,
             frames: 0,
+            frames_offered: 0,
+            frames_rejected: 0,
+            repairs: Vec::new(),
             truncated: false,
             dropped_unknown_kinds: 0,
             detail: None,
@@ -122,27 +141,34 @@ pub(crate) fn shorten(text: &str) -> String {
     contextgraph_types::display_text::bounded(text, MAX_DETAIL_CHARS)
 }
 
-/// Map one host outcome to the composer's input and a summary. `grant`
-/// builds the exact consent command for a list of scopes.
+/// Map one host outcome of the provider keyed `name` (which announced
+/// `announced`) to the composer's input and a summary. `grant` builds the
+/// exact consent command for a list of scopes.
 pub(crate) fn map_outcome(
     name: &str,
-    provider_id: &str,
+    announced: &str,
     outcome: &ProviderOutcome,
     grant: &dyn Fn(&[String]) -> String,
 ) -> (ComposeOutcome, ProviderOutcomeSummary) {
     // The composer's input and the status word come from the host's one
     // mapping; what is added here is the sentence a person reads.
-    let compose = outcome.to_composition(provider_id, Vec::new());
-    let mut summary = ProviderOutcomeSummary::new(name, Some(provider_id), outcome.status());
+    let compose = outcome.to_composition(name, Vec::new());
+    let provider_id = name;
+    let mut summary = ProviderOutcomeSummary::new(name, Some(name), outcome.status());
+    summary.announced_name = Some(shorten(announced));
     summary.detail = match outcome {
         ProviderOutcome::Accepted {
             frames,
             truncated,
             dropped,
+            repairs,
         } => {
             summary.frames = frames.len();
+            summary.frames_offered = frames.len() + dropped.len();
+            summary.frames_rejected = dropped.len();
             summary.truncated = *truncated;
             summary.dropped_unknown_kinds = dropped.len();
+            summary.repairs = repairs.iter().map(|r| shorten(&r.to_string())).collect();
             None
         }
         ProviderOutcome::ConsentRequired {
@@ -192,6 +218,8 @@ pub(crate) fn map_outcome(
             frames_offered,
             ..
         } => {
+            summary.frames_offered = *frames_offered;
+            summary.frames_rejected = *frames_offered;
             let mut anchors: Vec<&str> = violations.iter().map(|v| v.anchor.as_str()).collect();
             anchors.sort_unstable();
             anchors.dedup();

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use contextgraph_config::{ProviderConfig, ProviderKind};
 use contextgraph_host::{
-    BearerToken, HttpConfig, HttpProviderClient, InProcessProvider, ProviderClient,
-    ProviderDescriptor, StdioCommand, StdioOptions, StdioProvider,
+    BearerToken, HttpConfig, HttpProviderClient, InProcessProvider, ProviderClient, StdioCommand,
+    StdioOptions, StdioProvider,
 };
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
@@ -20,10 +20,10 @@ use tokio::time::Instant;
 
 use crate::capped::Capped;
 
-/// A provider that started: its client (already handshaken) and what it declared.
+/// A provider that started: its client (already handshaken; the host
+/// keys what it declared when it is added).
 pub(crate) struct Started {
     pub client: Arc<dyn ProviderClient>,
-    pub descriptor: Arc<ProviderDescriptor>,
     pub handshake: Duration,
     /// The in-process workspace provider behind `client`, kept so the
     /// engine can bring its index up to date before each answer.
@@ -109,9 +109,8 @@ pub(crate) async fn start(
     let client: Arc<dyn ProviderClient> = Arc::new(Capped::new(client, timeout));
     let began = Instant::now();
     match client.ready(began + timeout).await {
-        Ok(descriptor) => Ok(Started {
+        Ok(_) => Ok(Started {
             client,
-            descriptor,
             handshake: began.elapsed(),
             workspace: workspace_handle,
         }),

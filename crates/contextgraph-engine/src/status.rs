@@ -12,8 +12,12 @@ use serde::{Serialize, Serializer};
 pub struct ProviderStatus {
     /// The configured name.
     pub name: String,
-    /// The id it handshook as.
+    /// The key its frames and consent go under: its configured name, once
+    /// it handshook.
     pub provider_id: Option<String>,
+    /// The name it announced at the handshake (shown beside the key; two
+    /// providers may announce the same one).
+    pub announced_name: Option<String>,
     /// The version it reported.
     pub version: Option<String>,
     /// How it is reached: `in-process`, `stdio (<program>)`, `http (<url>)`.

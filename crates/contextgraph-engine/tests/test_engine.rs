@@ -220,7 +220,7 @@ async fn c1_a_grant_lets_the_egress_provider_be_queried_and_a_revocation_stops_i
     assert_eq!(f.queries_received("egress-test"), 1);
 
     let store = contextgraph_host::ConsentStore::open(f.dir.path().join("consent.ndjson")).unwrap();
-    contextgraph_engine::revoke(&store, "egress-test", ada()).unwrap();
+    contextgraph_engine::revoke(&store, "remote", ada()).unwrap();
     let engine = Engine::start(&config, &f.ws()).await.unwrap();
     let answer = engine.context(&request("retry")).await.unwrap();
     let remote = answer
@@ -236,7 +236,7 @@ async fn c1_a_grant_lets_the_egress_provider_be_queried_and_a_revocation_stops_i
         "nothing more after the revocation"
     );
     // Revoking twice is refused: nothing is in force.
-    assert!(contextgraph_engine::revoke(&store, "egress-test", ada()).is_err());
+    assert!(contextgraph_engine::revoke(&store, "remote", ada()).is_err());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -353,7 +353,7 @@ async fn each_provider_is_cut_off_at_its_own_timeout() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["provider_id"] == "slow-test")
+        .find(|p| p["provider_id"] == "slow")
         .unwrap()
         .clone();
     assert_eq!(slow_audit["outcome"]["status"], "timed_out", "{slow_audit}");
@@ -391,14 +391,8 @@ async fn configured_weights_and_placement_reach_the_composer() {
         .iter()
         .map(|p| (p.provider_id.clone(), p.weight))
         .collect();
-    assert!(
-        weights.contains(&("contextgraph-provider-workspace".into(), 3)),
-        "{weights:?}"
-    );
-    assert!(
-        weights.contains(&("contextgraph-provider-docs".into(), 2)),
-        "{weights:?}"
-    );
+    assert!(weights.contains(&("workspace".into(), 3)), "{weights:?}");
+    assert!(weights.contains(&("docs".into(), 2)), "{weights:?}");
     assert_eq!(answer.composition.audit.placement, Placement::Stable);
     engine.shutdown().await;
 }

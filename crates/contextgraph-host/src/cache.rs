@@ -7,6 +7,13 @@
 //! `unknown`, a missing verdict, an error, a timeout, a provider that cannot
 //! verify, and any frame without a content digest (D3 — it could not be
 //! checked, so it is re-queried instead).
+//!
+//! A frame is held under the identity the host gave it, with the digest the
+//! host recomputed. When the host repaired a provider's digest (D1, see
+//! [`crate::repair`]), the provider's own digest is kept beside it and is
+//! what `verify` sends back: the provider judges the digest it chose, so
+//! reuse works with providers that hash something else (the whole file, say).
+//! Verdicts are mapped back to the host's identity.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,12 +26,16 @@ use tokio::time::Instant;
 
 use crate::connection::Answer;
 use crate::consent;
-use crate::fanout::{FanOutReport, Host};
+use crate::fanout::{FanOutReport, Host, ProviderOutcome};
+use crate::repair::RepairKind;
 
 /// Frames held for reuse, keyed (and ordered canonically) by FrameId.
 #[derive(Debug, Clone, Default)]
 pub struct FrameCache {
     entries: BTreeMap<FrameId, ContextFrame>,
+    /// The provider's own digest of a held frame whose digest the host
+    /// repaired: what `verify` presents to that provider.
+    declared: BTreeMap<FrameId, String>,
 }
 
 /// Why a frame left the cache.
@@ -69,16 +80,57 @@ impl FrameCache {
         Self::default()
     }
 
-    /// Hold every frame accepted in `report`.
+    /// Hold every frame accepted in `report`, remembering the provider's
+    /// own digest of each frame whose digest the host repaired.
     pub fn insert_report(&mut self, report: &FanOutReport) {
-        for (provider, frame) in report.accepted_frames() {
-            self.insert(provider, frame.clone());
+        for p in &report.providers {
+            let ProviderOutcome::Accepted {
+                frames, repairs, ..
+            } = &p.outcome
+            else {
+                continue;
+            };
+            for frame in frames {
+                let declared = repairs
+                    .iter()
+                    .find(|r| r.kind == RepairKind::ContentDigest && r.frame_id == frame.id)
+                    .map(|r| r.declared.clone());
+                self.insert_declared(&p.provider_id, frame.clone(), declared);
+            }
         }
     }
 
     /// Hold `frame` as served by `provider_id`.
     pub fn insert(&mut self, provider_id: &str, frame: ContextFrame) {
-        self.entries.insert(frame.frame_id(provider_id), frame);
+        self.insert_declared(provider_id, frame, None);
+    }
+
+    /// Hold `frame` as served by `provider_id`, whose own digest of it was
+    /// `declared` (when the host repaired it): `verify` presents that one.
+    pub fn insert_declared(
+        &mut self,
+        provider_id: &str,
+        frame: ContextFrame,
+        declared: Option<String>,
+    ) {
+        let id = frame.frame_id(provider_id);
+        match declared {
+            Some(d) => self.declared.insert(id.clone(), d),
+            None => self.declared.remove(&id),
+        };
+        self.entries.insert(id, frame);
+    }
+
+    /// The identity `verify` presents to the provider for the held `id`:
+    /// with the provider's own digest when the host repaired it.
+    pub fn wire_id(&self, id: &FrameId) -> FrameId {
+        match self.declared.get(id) {
+            Some(d) => FrameId {
+                content_digest: Some(d.clone()),
+                ..id.clone()
+            },
+            None => id.clone(),
+        }
     }
 
     /// The held frame with this identity.
@@ -112,13 +164,14 @@ impl Host {
     ) -> RevalidationReport {
         let deadline = Instant::now() + timeout;
         let mut report = RevalidationReport::default();
-        let mut by_provider: BTreeMap<String, Vec<FrameId>> = BTreeMap::new();
+        // Per provider, the held identities and what to present for each.
+        let mut by_provider: BTreeMap<String, Vec<(FrameId, FrameId)>> = BTreeMap::new();
         for id in cache.entries.keys() {
             if id.is_verifiable() {
                 by_provider
                     .entry(id.provider_id.clone())
                     .or_default()
-                    .push(id.clone());
+                    .push((id.clone(), cache.wire_id(id)));
             } else {
                 report.evicted.push((id.clone(), EvictionReason::NoDigest));
             }
@@ -130,15 +183,15 @@ impl Host {
             let Some(client) = self.client(&provider) else {
                 report.evicted.extend(
                     ids.into_iter()
-                        .map(|id| (id, EvictionReason::UnknownProvider)),
+                        .map(|(id, _)| (id, EvictionReason::UnknownProvider)),
                 );
                 continue;
             };
             let ledger = Arc::clone(&ledger);
             set.spawn(async move {
-                let fail_all = |ids: Vec<FrameId>, reason: EvictionReason| {
+                let fail_all = |ids: Vec<(FrameId, FrameId)>, reason: EvictionReason| {
                     ids.into_iter()
-                        .map(|id| (id, Err(reason.clone())))
+                        .map(|(id, _)| (id, Err(reason.clone())))
                         .collect::<Vec<_>>()
                 };
                 let descriptor = match client.ready(deadline).await {
@@ -164,13 +217,14 @@ impl Host {
                         },
                     );
                 }
-                let request = VerifyRequest { frames: ids };
+                let request = VerifyRequest {
+                    frames: ids.iter().map(|(_, wire)| wire.clone()).collect(),
+                };
                 match client.verify(&request, deadline).await {
-                    Ok(Answer::Verified(response)) => request
-                        .frames
+                    Ok(Answer::Verified(response)) => ids
                         .into_iter()
-                        .map(|id| {
-                            let verdict = response.verdict_for(&id);
+                        .map(|(id, wire)| {
+                            let verdict = response.verdict_for(&wire);
                             let outcome = match verdict {
                                 Verdict::Valid => Ok(()),
                                 Verdict::Stale { replacement_digest } => {
@@ -183,7 +237,7 @@ impl Host {
                         })
                         .collect(),
                     Ok(Answer::Error { code, message }) => fail_all(
-                        request.frames,
+                        ids,
                         EvictionReason::VerifyFailed {
                             detail: format!(
                                 "error {}: {message}",
@@ -192,13 +246,13 @@ impl Host {
                         },
                     ),
                     Ok(Answer::Frames(_)) => fail_all(
-                        request.frames,
+                        ids,
                         EvictionReason::VerifyFailed {
                             detail: "answered verify with frames".to_owned(),
                         },
                     ),
                     Err(e) => fail_all(
-                        request.frames,
+                        ids,
                         EvictionReason::VerifyFailed {
                             detail: e.to_string(),
                         },
@@ -217,6 +271,7 @@ impl Host {
         }
         for (id, _) in &report.evicted {
             cache.entries.remove(id);
+            cache.declared.remove(id);
         }
         // Anything neither confirmed nor evicted (a panicked task) is evicted too.
         let confirmed: std::collections::BTreeSet<&FrameId> = report.reusable.iter().collect();
@@ -228,6 +283,7 @@ impl Host {
             .collect();
         for id in leftovers {
             cache.entries.remove(&id);
+            cache.declared.remove(&id);
             report.evicted.push((
                 id,
                 EvictionReason::VerifyFailed {

@@ -11,8 +11,13 @@
 //!    only when correlation was declared (H4, done by the connection);
 //! 4. sends it, retrying `unavailable` with backoff inside the deadline and
 //!    never retrying anything else (`bad_request`, `incompatible_version`, …);
-//! 5. audits the answer ([`crate::audit`]) and quarantines it whole on any
-//!    violation (B2).
+//! 5. audits the answer ([`crate::audit`]): repairs what the policy allows
+//!    ([`crate::repair`], recorded in the outcome) and quarantines it whole
+//!    on any other violation (B2).
+//!
+//! Providers are keyed by the host: [`Host::add_as`] gives a provider a key
+//! (a configuration name) under which its frames, consent and reports go,
+//! so two providers that announce the same name can be used side by side.
 //!
 //! A provider's failure is its own outcome: a slow, crashed or lying provider
 //! never delays past the deadline, nor changes, the outcome of the others.
@@ -32,7 +37,7 @@ use tokio::time::Instant;
 mod composition;
 mod join;
 
-use crate::audit::{audit_answer, AuditVerdict, DroppedFrame};
+use crate::audit::{audit_answer_with, AuditPolicy, AuditVerdict, DroppedFrame, Repair};
 use crate::client::{ProviderClient, RequestError, StdioOptions, StdioProvider};
 use crate::connection::{Answer, ConnectionError};
 use crate::consent::{self, ConsentDecision, ConsentLedger, ConsentStore};
@@ -52,6 +57,9 @@ pub struct HostOptions {
     pub retry_backoff: Duration,
     /// Most retries of `unavailable` per query (default 3).
     pub max_retries: u32,
+    /// Whether the audit repairs what it safely can (the default) or
+    /// quarantines every fault ([`AuditPolicy::Strict`]).
+    pub audit: AuditPolicy,
 }
 
 impl Default for HostOptions {
@@ -60,6 +68,7 @@ impl Default for HostOptions {
             embedding_fingerprint: None,
             retry_backoff: Duration::from_millis(20),
             max_retries: 3,
+            audit: AuditPolicy::default(),
         }
     }
 }
@@ -70,12 +79,15 @@ impl Default for HostOptions {
 pub enum ProviderOutcome {
     /// The answer passed the audit.
     Accepted {
-        /// The frames (known kinds only).
+        /// The frames (known kinds only), repaired.
         frames: Vec<ContextFrame>,
         /// The provider left candidates out.
         truncated: bool,
         /// Frames of unknown kinds, dropped with a report (U2).
         dropped: Vec<DroppedFrame>,
+        /// Faults the host repaired rather than quarantine the answer
+        /// ([`crate::repair`]); each is reported.
+        repairs: Vec<Repair>,
     },
     /// An egress provider without a live grant (C1, C2): nothing was sent.
     ConsentRequired {
@@ -126,6 +138,9 @@ pub enum ProviderOutcome {
         frames_offered: usize,
         /// Their identities.
         offered: Vec<FrameId>,
+        /// The frames as offered: never used, kept so that a composition
+        /// audit can name and count each one it rejects.
+        frames: Vec<ContextFrame>,
     },
     /// The provider cannot be sent this query (e.g. no advertised
     /// representation was wanted, P5); nothing was sent.
@@ -145,7 +160,8 @@ pub enum ProviderOutcome {
 /// One provider's line in a fan-out report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderReport {
-    /// The provider id (its name, or a label when it never handshook).
+    /// The provider's key: the one given to [`Host::add_as`], else the name
+    /// it announced.
     pub provider_id: String,
     /// What happened.
     pub outcome: ProviderOutcome,
@@ -228,13 +244,39 @@ impl Host {
         self.consent.as_ref()
     }
 
-    /// Add a provider, connecting it (handshake) now to learn its id.
+    /// Add a provider, connecting it (handshake) now to learn its id: it is
+    /// keyed by the name it announces. Use [`add_as`](Self::add_as) to key
+    /// it yourself.
     pub async fn add(
         &mut self,
         client: Arc<dyn ProviderClient>,
         timeout: Duration,
     ) -> Result<Arc<ProviderDescriptor>, HostError> {
         let descriptor = client.ready(Instant::now() + timeout).await?;
+        self.insert(client, descriptor).await
+    }
+
+    /// Add a provider under the host's own `key` (a configuration name),
+    /// connecting it now. Its frames, consent, reports and `verify`
+    /// requests carry `key` as the provider id; the name it announced stays
+    /// in the descriptor's `info`. Two providers announcing the same name
+    /// can be added under different keys.
+    pub async fn add_as(
+        &mut self,
+        key: &str,
+        client: Arc<dyn ProviderClient>,
+        timeout: Duration,
+    ) -> Result<Arc<ProviderDescriptor>, HostError> {
+        let client: Arc<dyn ProviderClient> = Arc::new(crate::keyed::Keyed::new(key, client));
+        let descriptor = client.ready(Instant::now() + timeout).await?;
+        self.insert(client, descriptor).await
+    }
+
+    async fn insert(
+        &mut self,
+        client: Arc<dyn ProviderClient>,
+        descriptor: Arc<ProviderDescriptor>,
+    ) -> Result<Arc<ProviderDescriptor>, HostError> {
         if self.entries.iter().any(|e| e.id == descriptor.id) {
             client.shutdown().await;
             return Err(HostError::DuplicateProvider {
@@ -255,6 +297,18 @@ impl Host {
     ) -> Result<Arc<ProviderDescriptor>, HostError> {
         let client = InProcessProvider::new(provider).map_err(RequestError::from)?;
         self.add(Arc::new(client), Duration::from_secs(1)).await
+    }
+
+    /// Add an in-process provider under the host's own `key` (see
+    /// [`add_as`](Self::add_as)).
+    pub async fn add_in_process_as(
+        &mut self,
+        key: &str,
+        provider: impl Provider,
+    ) -> Result<Arc<ProviderDescriptor>, HostError> {
+        let client = InProcessProvider::new(provider).map_err(RequestError::from)?;
+        self.add_as(key, Arc::new(client), Duration::from_secs(1))
+            .await
     }
 
     /// Spawn a stdio provider and add it.
@@ -481,26 +535,32 @@ async fn query_one(
     loop {
         attempts += 1;
         let outcome = match client.query(&sent, deadline).await {
-            Ok(Answer::Frames(result)) => match audit_answer(&descriptor.id, &sent, result) {
-                AuditVerdict::Accepted {
-                    frames,
-                    truncated,
-                    dropped,
-                } => ProviderOutcome::Accepted {
-                    frames,
-                    truncated,
-                    dropped,
-                },
-                AuditVerdict::Quarantined {
-                    violations,
-                    frames_offered,
-                    offered,
-                } => ProviderOutcome::Quarantined {
-                    violations,
-                    frames_offered,
-                    offered,
-                },
-            },
+            Ok(Answer::Frames(result)) => {
+                match audit_answer_with(&id, &sent, result, options.audit) {
+                    AuditVerdict::Accepted {
+                        frames,
+                        truncated,
+                        dropped,
+                        repairs,
+                    } => ProviderOutcome::Accepted {
+                        frames,
+                        truncated,
+                        dropped,
+                        repairs,
+                    },
+                    AuditVerdict::Quarantined {
+                        violations,
+                        frames_offered,
+                        offered,
+                        frames,
+                    } => ProviderOutcome::Quarantined {
+                        violations,
+                        frames_offered,
+                        offered,
+                        frames,
+                    },
+                }
+            }
             Ok(Answer::Error { code, message }) => {
                 let effective = ErrorCode::effective(code.as_ref());
                 let retry_at = Instant::now() + backoff;

@@ -14,7 +14,8 @@
 //!   transport, with crash reports and respawn for stdio providers.
 //! - [`consent`]: the durable append-only store and the default-deny gate
 //!   (C1, C2, C4, C6).
-//! - [`audit`]: the runtime re-checks of every answer and the quarantine (B2).
+//! - [`audit`]: the runtime re-checks of every answer and the quarantine (B2);
+//!   [`repair`]: the few faults the host repairs instead (default policy).
 //! - [`fanout`]: [`Host`] and [`Host::query_all`], with a typed outcome per provider.
 //! - [`cache`]: the frame cache and [`Host::revalidate`] (V1–V4, D3, D4).
 //! - [`usage`]: usage reports (UR1) and attribution records (A1–A3).
@@ -32,11 +33,13 @@ pub mod consent;
 pub mod error;
 pub mod fanout;
 pub mod handshake;
+mod keyed;
 mod line_watch;
+pub mod repair;
 pub mod transport;
 pub mod usage;
 
-pub use audit::{audit_answer, AuditVerdict, DroppedFrame};
+pub use audit::{audit_answer, audit_answer_with, AuditVerdict, DroppedFrame};
 pub use cache::{EvictionReason, FrameCache, RevalidationReport};
 pub use client::{ProviderClient, RequestError, RespawnPolicy, StdioOptions, StdioProvider};
 pub use connection::{Answer, Connection, ConnectionError, ConnectionOptions, Diagnostics};
@@ -44,6 +47,7 @@ pub use consent::{ConsentDecision, ConsentRecord, ConsentStore, Revocation};
 pub use error::HostError;
 pub use fanout::{FanOutReport, Host, HostOptions, ProviderOutcome, ProviderReport};
 pub use handshake::{HandshakeError, ProviderDescriptor, TransportKind};
+pub use repair::{AuditPolicy, Repair, RepairKind};
 pub use transport::http::{
     BearerToken, BearerTokenError, HttpConfig, HttpError, HttpProviderClient,
 };

@@ -21,6 +21,9 @@
 //! - `mcp_fixture_server` (feature `mcp`): the MCP server the bridge tests
 //!   spawn, as a function for each crate's fixture `[[bin]]`.
 //! - [`sandbox`]: `cgp` in a scratch home and workspace.
+//! - [`foreign`]: a provider with the faults of other CGP implementations
+//!   (digests of other bytes, `L<n>` ranges, `max_frames` ignored), for the
+//!   host's repair policy tests, as a function for each crate's fixture `[[bin]]`.
 //!
 //! Programs a test spawns are `[[bin]]` targets of the crate under test,
 //! found through `CARGO_BIN_EXE_<name>`; nothing here runs a nested `cargo
@@ -30,6 +33,7 @@
 
 pub mod docs_fixture;
 pub mod fixtures;
+pub mod foreign;
 #[cfg(feature = "http")]
 pub mod http_server;
 pub mod interop;

@@ -177,6 +177,15 @@ fn describe_raw(record: &ConsentRecord) -> String {
             .map(|e| format!(" until {e}"))
             .unwrap_or_else(|| " until revoked".to_owned())
     };
+    // The key the record is under, with the name the provider announced
+    // beside it when that differs (two providers may announce one name).
+    let who = |id: &str, name: &str| {
+        if id == name {
+            id.to_owned()
+        } else {
+            format!("{id} ({name})")
+        }
+    };
     match record {
         ConsentRecord::Receipt(r) => {
             let (kind, what) = match &r.scope {
@@ -185,7 +194,7 @@ fn describe_raw(record: &ConsentRecord) -> String {
             };
             format!(
                 "{kind} {} {} {what} by {} at {}{}",
-                r.provider_id,
+                who(&r.provider_id, &r.provider_name),
                 r.provider_version,
                 r.grantor.id,
                 r.granted_at,

@@ -51,6 +51,12 @@ stderr names the exact `cgp consent grant …` command to run. On a terminal (st
 both terminals, no --no-input, CI unset) cgp first asks, for each such provider, whether to
 grant it (recorded like `cgp consent grant`, then queried now) or skip it (the default).
 
+Providers are named by their cgp.toml key ([providers.<key>]); the name each announces is shown
+beside it. The host repairs two harmless faults of other CGP implementations and keeps the
+frames, saying so on stderr: a content_digest that is not of the content (recomputed, D1) and a
+one-line range written L<n> (read as L<n>-<n>, F5). Every other fault drops the provider's whole
+answer (B2). --strict-audit (or strict_audit = true in cgp.toml) repairs nothing.
+
 Exit codes:
   0  the prompt was written (it may be empty when nothing matched; see --explain); providers
      that failed or were refused are reported on stderr
@@ -97,6 +103,10 @@ pub struct ContextArgs {
     /// the grant command on stderr (as when stdin is not a terminal, or CI is set).
     #[arg(long)]
     pub no_input: bool,
+    /// Repair nothing: drop the whole answer of a provider with any fault, even a content digest
+    /// of other bytes or a range written L<n> (default: strict_audit in cgp.toml, else off).
+    #[arg(long)]
+    pub strict_audit: bool,
 }
 
 /// The unit of `--budget`.
@@ -166,6 +176,7 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         // end line for a long index only (the search library decides).
         progress: true,
         grant_command_args: args.selection.repeat_args(),
+        strict_audit: args.strict_audit,
         ..EngineOptions::default()
     };
     let runtime = runtime()?;
@@ -282,7 +293,27 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
     for f in &failed {
         let _ = writeln!(err, "warning: {}", for_terminal(f));
     }
+    // Repairs are not failures, but the provider is not conformant: say so.
+    for p in &answer.providers {
+        for r in &p.repairs {
+            let _ = writeln!(
+                err,
+                "note: provider {}{}: {}",
+                for_terminal(&p.name),
+                announced_beside(p),
+                for_terminal(r)
+            );
+        }
+    }
     Ok(())
+}
+
+/// ` (announces X)` when the provider announced a name other than its key.
+fn announced_beside(p: &contextgraph_engine::ProviderOutcomeSummary) -> String {
+    match &p.announced_name {
+        Some(a) if *a != p.name => format!(" (announces {})", for_terminal(a)),
+        _ => String::new(),
+    }
 }
 
 /// A one-line status on a terminal while the providers work; nothing when

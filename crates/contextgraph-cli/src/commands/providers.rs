@@ -154,7 +154,10 @@ fn table(statuses: &[ProviderStatus]) -> String {
             // Every cell may carry what a provider declared or a peer's
             // error: shown, never obeyed by the terminal.
             [
-                s.name.clone(),
+                match &s.announced_name {
+                    Some(a) if *a != s.name => format!("{} ({a})", s.name),
+                    _ => s.name.clone(),
+                },
                 s.version.clone().unwrap_or_else(|| "?".to_owned()),
                 s.transport.clone(),
                 data_flow(s),

@@ -48,7 +48,7 @@ fn c1_grant_list_and_revoke_round_trip_and_context_follows_the_store() {
     assert!(out.status.success(), "{}", stderr(&out));
     let receipt = stdout(&out);
     assert!(
-        receipt.contains("grant    egress-test 1.0.0 (egress) by ada"),
+        receipt.contains("grant    remote (egress-test) 1.0.0 (egress) by ada"),
         "{receipt}"
     );
     assert!(
@@ -71,11 +71,7 @@ fn c1_grant_list_and_revoke_round_trip_and_context_follows_the_store() {
 
     let out = s.run(&["consent", "revoke", "remote"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains("revoked  egress-test"),
-        "{}",
-        stdout(&out)
-    );
+    assert!(stdout(&out).contains("revoked  remote"), "{}", stdout(&out));
     let out = s.run(&["consent", "list"]);
     assert!(stdout(&out).contains("revoked "), "{}", stdout(&out));
     let out = s.run(&["context", "retry"]);

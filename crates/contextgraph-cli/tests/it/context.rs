@@ -205,19 +205,20 @@ fn configured_stdio_providers_are_fanned_out_and_composed_with_the_builtin_one()
         "{providers:?}"
     );
     let prompt = v["prompt"].as_str().unwrap();
-    assert!(
-        prompt.contains("provider=\"contextgraph-provider-docs\""),
-        "{prompt}"
-    );
-    assert!(
-        prompt.contains("provider=\"contextgraph-provider-workspace\""),
-        "{prompt}"
+    // Cited under their cgp.toml keys, the announced name beside.
+    assert!(prompt.contains("provider=\"notes\""), "{prompt}");
+    assert!(prompt.contains("provider=\"workspace\""), "{prompt}");
+    let notes = providers.iter().find(|p| p["name"] == "notes").unwrap();
+    assert_eq!(notes["provider_id"], "notes", "{notes}");
+    assert_eq!(
+        notes["announced_name"], "contextgraph-provider-docs",
+        "{notes}"
     );
     let docs_audit = v["audit"]["providers"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["provider_id"] == "contextgraph-provider-docs")
+        .find(|p| p["provider_id"] == "notes")
         .unwrap();
     assert_eq!(docs_audit["weight"], 2, "{docs_audit}");
 }

@@ -19,6 +19,8 @@ mod inspect_docs_strict;
 mod inspect_exit_codes;
 mod inspect_host;
 mod inspect_http_auth;
+#[cfg(feature = "test-fixtures")]
+mod interop_host;
 mod mcp;
 mod providers;
 mod serve_docs;

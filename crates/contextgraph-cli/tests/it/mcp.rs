@@ -90,10 +90,8 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
     .await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let prompt = text(&result);
-    assert!(
-        prompt.contains(" provider=\"contextgraph-provider-workspace\""),
-        "{prompt}"
-    );
+    // Fenced under the provider's cgp.toml key (the built-in `workspace`).
+    assert!(prompt.contains(" provider=\"workspace\""), "{prompt}");
     assert!(prompt.contains("retry_with_backoff"), "{prompt}");
     let s = result.structured_content.expect("structured content");
     let citations = s["citations"].as_array().expect("citations");
@@ -104,7 +102,8 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
             prompt.contains(&format!("label=\"{label}\"")),
             "{label} not in prompt"
         );
-        assert_eq!(c["frame"]["provider_id"], "contextgraph-provider-workspace");
+        // Cited under the provider's cgp.toml key.
+        assert_eq!(c["frame"]["provider_id"], "workspace");
     }
     assert!(citations.iter().any(|c| c["provenance"][0]["uri"]
         .as_str()

@@ -87,7 +87,9 @@ fn c1_json_reports_an_egress_provider_as_needing_consent_with_the_exact_command_
         .iter()
         .find(|p| p["name"] == "remote")
         .unwrap();
-    assert_eq!(remote["provider_id"], "egress-test");
+    // Keyed by its cgp.toml name; the announced name beside it.
+    assert_eq!(remote["provider_id"], "remote");
+    assert_eq!(remote["announced_name"], "egress-test");
     assert_eq!(remote["version"], "1.0.0");
     assert_eq!(remote["data_flow"]["egress"], true);
     assert_eq!(remote["consent"]["state"], "required");

@@ -128,6 +128,7 @@ pub(super) fn provider_reports(
             used: used_by[p],
             frames_offered: offered,
             frames_included: included_here,
+            repairs: outcome.repairs.clone(),
         });
         usage.push(ProviderUsage {
             provider_id: outcome.provider_id.clone(),

@@ -305,3 +305,51 @@ fn the_rendered_toml_loads_back_to_the_same_configuration_without_token_values()
     assert_eq!(back.safety_factor.value, 1.5);
     assert_eq!(back.timeout_ms.value, 700);
 }
+
+#[test]
+fn strict_audit_is_off_by_default_set_per_file_and_rendered() {
+    let config = parse("").unwrap();
+    assert!(!config.strict_audit.value);
+    assert_eq!(config.strict_audit.origin, Origin::Default);
+    let config = parse("budget = 10\nstrict_audit = true\n").unwrap();
+    assert!(config.strict_audit.value);
+    assert_eq!(
+        config.strict_audit.origin,
+        Origin::File {
+            path: PathBuf::from("/repo/cgp.toml"),
+            line: 2
+        }
+    );
+    let again = parse(&config.to_toml()).unwrap();
+    assert!(again.strict_audit.value, "{}", config.to_toml());
+    let e = parse("strict_audit = \"yes\"\n").unwrap_err();
+    assert_eq!(at(&e).0, 1, "{e}");
+}
+
+#[test]
+fn an_untrusted_workspace_file_may_turn_the_strict_audit_on_but_not_off() {
+    let home = tempfile::tempdir().unwrap();
+    let env = env_with_home(home.path());
+    write(
+        &home.path().join("xdg/cgp/cgp.toml"),
+        "strict_audit = true\n",
+    );
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    write(&repo.join("cgp.toml"), "strict_audit = false\n");
+    let config = Config::load_with(&repo, None, &env).unwrap();
+    assert!(config.strict_audit.value, "the user's setting holds");
+    assert!(
+        config
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("strict_audit = false is ignored")),
+        "{:?}",
+        config.warnings
+    );
+    // Turning it on needs no trust.
+    write(&home.path().join("xdg/cgp/cgp.toml"), "budget = 100\n");
+    write(&repo.join("cgp.toml"), "strict_audit = true\n");
+    let config = Config::load_with(&repo, None, &env).unwrap();
+    assert!(config.strict_audit.value);
+}

@@ -4,11 +4,12 @@
 //! same thing everywhere.
 
 use contextgraph_compose::{
-    OutcomeStatus, ProviderOutcome as ComposeOutcome, ProviderStatus as ComposeStatus,
+    OutcomeStatus, ProviderOutcome as ComposeOutcome, ProviderStatus as ComposeStatus, RepairRecord,
 };
 use contextgraph_types::{ContextFrame, ErrorCode};
 
 use super::ProviderOutcome;
+use crate::repair::Repair;
 
 /// Longest provider-controlled text copied into a composition outcome,
 /// escaped and bounded by the one display-text policy.
@@ -35,18 +36,20 @@ impl ProviderOutcome {
         }
     }
 
-    /// The composer's input for this outcome of `provider_id`. The host does
-    /// not keep a quarantined answer's frames: pass them as `offered` so the
-    /// composition audit names each one (or nothing, and it counts none).
+    /// The composer's input for this outcome of `provider_id`, with the
+    /// host's repairs recorded. A quarantined answer goes with the frames it
+    /// offered, so the composition audit names and counts each one it
+    /// rejects: `offered` when given, else the frames the host kept.
     ///
     /// A skipped provider (nothing was sent, e.g. P5) is an `error` with code
     /// `skipped` and the reason, never a crash: it did not fail, it was not asked.
     pub fn to_composition(&self, provider_id: &str, offered: Vec<ContextFrame>) -> ComposeOutcome {
         let without = |status| ComposeOutcome::without_frames(provider_id, status);
         match self {
-            ProviderOutcome::Accepted { frames, .. } => {
-                ComposeOutcome::accepted(provider_id, frames.clone())
-            }
+            ProviderOutcome::Accepted {
+                frames, repairs, ..
+            } => ComposeOutcome::accepted(provider_id, frames.clone())
+                .with_repairs(repairs.iter().map(repair_record).collect()),
             ProviderOutcome::ConsentRequired { .. } => {
                 without(ComposeStatus::ConsentMissing { scopes: Vec::new() })
             }
@@ -67,7 +70,14 @@ impl ProviderOutcome {
                 code: effective.clone(),
                 message: shorten(message),
             }),
-            ProviderOutcome::Quarantined { violations, .. } => {
+            ProviderOutcome::Quarantined {
+                violations, frames, ..
+            } => {
+                let offered = if offered.is_empty() {
+                    frames.clone()
+                } else {
+                    offered
+                };
                 ComposeOutcome::quarantined(provider_id, offered, violations.clone())
             }
             ProviderOutcome::Skipped { reason, .. } => without(ComposeStatus::Error {
@@ -78,6 +88,18 @@ impl ProviderOutcome {
                 detail: shorten(&error.to_string()),
             }),
         }
+    }
+}
+
+/// A host repair as the composition audit records it.
+pub(crate) fn repair_record(repair: &Repair) -> RepairRecord {
+    RepairRecord {
+        anchor: repair.anchor().as_str().to_owned(),
+        frame_id: shorten(&repair.frame_id),
+        path: repair.path.clone(),
+        declared: shorten(&repair.declared),
+        repaired: repair.repaired.clone(),
+        note: repair.kind.note().to_owned(),
     }
 }
 

@@ -12,6 +12,7 @@ mod environment;
 mod handshake;
 mod http;
 mod lockstep_resync;
+mod repair;
 mod runaway_line;
 mod usage;
 mod verify_cache;
