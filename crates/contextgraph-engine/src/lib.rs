@@ -44,6 +44,7 @@ mod consent_needed_tests;
 mod error;
 mod fresh;
 mod request;
+pub mod session;
 mod start;
 mod status;
 
@@ -69,6 +70,7 @@ pub use error::EngineError;
 pub use request::{
     ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
 };
+pub use session::{Session, SessionTurn};
 pub use status::{ConsentState, ProviderStatus};
 
 /// How the engine runs, beyond the configuration.

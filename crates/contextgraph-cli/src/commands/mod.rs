@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod mcp;
 pub mod providers;
 pub mod serve;
+pub mod session_file;
 pub mod trust;
 
 use crate::cli::Command;

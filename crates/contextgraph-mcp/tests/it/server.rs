@@ -58,6 +58,7 @@ impl ContextService for Fake {
                 frames_included: n,
                 detail: None,
             }],
+            session: None,
         })
     }
 
@@ -153,6 +154,8 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
     );
     assert_eq!(s["providers"][0]["status"], "accepted");
     let seen = fake.seen.lock().unwrap().clone();
+    // Every call is a turn of the connection's session.
+    assert!(seen[0].session.is_some());
     assert_eq!(
         seen,
         vec![ContextToolRequest {
@@ -160,6 +163,7 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
             budget: 4000,
             kinds: vec![FrameKind::Snippet],
             anchors: vec!["src/net.rs".into()],
+            session: seen[0].session.clone(),
         }]
     );
     client.cancel().await.unwrap();
