@@ -148,7 +148,18 @@ impl ContextService for EngineService {
 /// A session turn as the tool's reply: the blocks sent as the prompt, the
 /// session's labels as citations, the notes and figures beside them.
 fn session_reply(turn: SessionTurn, ticket: u64) -> ContextToolReply {
-    let report = serde_json::to_value(&turn).unwrap_or(serde_json::Value::Null);
+    let mut report = serde_json::to_value(&turn).unwrap_or(serde_json::Value::Null);
+    // The result is size-capped: sent and unchanged frames are named by
+    // label, and `citations` maps each label to its full identity.
+    for list in ["sent", "unchanged"] {
+        if let Some(items) = report.get_mut(list).and_then(|v| v.as_array_mut()) {
+            for item in items {
+                if let Some(map) = item.as_object_mut() {
+                    map.remove("frame");
+                }
+            }
+        }
+    }
     let notes = turn.notes.clone();
     let usage = turn.usage.clone();
     let citations = turn.citations.clone();

@@ -104,15 +104,20 @@ pub struct LabelledFrame {
     pub reason: Option<String>,
 }
 
-/// One turn of a session.
+/// One turn of a session. Its JSON is the account of the turn (turn, sent,
+/// unchanged, withdrawn, figures, totals, …); the notes, prompt, citations
+/// and usage report are left out of it because front ends place them
+/// themselves (beside it, not twice).
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionTurn {
     /// The turn's number (1-based).
     pub turn: u64,
     /// Notes for the model (outside any fence): what it already holds, what
     /// changed, what is withdrawn. Empty on a first turn with nothing to say.
+    #[serde(skip)]
     pub notes: String,
     /// The preamble and the blocks sent (empty when nothing is sent).
+    #[serde(skip)]
     pub prompt: String,
     /// The frames sent in full, in prompt order.
     pub sent: Vec<SentFrame>,
@@ -122,8 +127,10 @@ pub struct SessionTurn {
     pub withdrawn: Vec<LabelledFrame>,
     /// Every frame of this turn's evidence (sent or already held) with its
     /// session label and provenance, in prompt order then held order.
+    #[serde(skip)]
     pub citations: Vec<Citation>,
     /// UR1 for this call: the frames it sent, with their costs.
+    #[serde(skip)]
     pub usage: UsageReport,
     /// This turn's figures (`turns` = 1).
     pub figures: SessionTotals,
@@ -351,10 +358,15 @@ impl Engine {
             if goal.trim().is_empty() {
                 continue;
             }
+            // Asked as broadly as it first was likely to be: the kinds and
+            // anchors of this turn are not those of the frame's turn.
             let again = ContextRequest {
                 goal: (*goal).to_owned(),
+                kinds: Vec::new(),
+                anchors: Vec::new(),
                 ..request.clone()
             };
+            // A failed re-query leaves its frames unconfirmed: withdrawn below.
             if let Ok(a) = self.context(&again).await {
                 requeried.push(a);
             }
