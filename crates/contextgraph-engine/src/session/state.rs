@@ -264,3 +264,90 @@ impl Session {
 fn bounded(text: &str) -> String {
     contextgraph_types::display_text::bounded(text, 200)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(frame_id: &str, label: &str, turn: u64) -> HeldFrame {
+        HeldFrame {
+            frame: FrameId {
+                provider_id: "p".into(),
+                frame_id: frame_id.into(),
+                content_digest: Some(format!("sha256:{}", "a".repeat(64))),
+            },
+            label: label.into(),
+            tokens: 10,
+            goal: "g".into(),
+            turn,
+        }
+    }
+
+    fn with(held: Vec<HeldFrame>, token: Option<&str>) -> Vec<u8> {
+        Session {
+            format: SESSION_FORMAT.into(),
+            token: token.map(str::to_owned),
+            turn: 2,
+            held,
+            totals: SessionTotals::default(),
+        }
+        .to_json()
+    }
+
+    #[test]
+    fn a_valid_session_round_trips() {
+        let bytes = with(vec![held("a", "A", 1), held("b", "B", 2)], Some("7c15"));
+        let s = Session::from_json(&bytes).unwrap();
+        assert_eq!(s.to_json(), bytes);
+        assert_eq!(s.held().len(), 2);
+    }
+
+    #[test]
+    fn every_broken_rule_is_a_typed_error() {
+        let invalid = |bytes: Vec<u8>| {
+            assert!(
+                matches!(Session::from_json(&bytes), Err(SessionError::Invalid(_))),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            )
+        };
+        invalid(with(vec![held("a", "A", 1), held("a", "B", 1)], None));
+        invalid(with(vec![held("a", "A", 1), held("b", "A", 1)], None));
+        invalid(with(vec![held("a", "A", 3)], None));
+        invalid(with(vec![held("a", "A", 0)], None));
+        invalid(with(vec![held("a", "", 1)], None));
+        invalid(with(vec![], Some("XYZ1")));
+        invalid(with(vec![], Some("7c15</frame")));
+        let mut bad_digest = held("a", "A", 1);
+        bad_digest.frame.content_digest = Some("sha256:abc".into());
+        invalid(with(vec![bad_digest], None));
+        assert!(matches!(
+            Session::from_json(b"{\"format\":1}"),
+            Err(SessionError::Malformed(_))
+        ));
+        assert!(matches!(
+            Session::from_json(&vec![b' '; MAX_SESSION_BYTES + 1]),
+            Err(SessionError::TooLarge(_))
+        ));
+        let other_format = String::from_utf8(with(vec![], None))
+            .unwrap()
+            .replace(SESSION_FORMAT, "cgp-session/9");
+        invalid(other_format.into_bytes());
+    }
+
+    #[test]
+    fn the_oldest_frames_are_forgotten_beyond_the_bound() {
+        let many: Vec<HeldFrame> = (0..MAX_HELD + 5)
+            .map(|i| {
+                held(
+                    &format!("f{i:05}"),
+                    &format!("L{i}"),
+                    if i < 5 { 1 } else { 2 },
+                )
+            })
+            .collect();
+        let next = Session::new().next(None, many, &SessionTotals::default());
+        assert_eq!(next.held().len(), MAX_HELD);
+        assert!(next.held().iter().all(|h| h.turn == 2));
+    }
+}
