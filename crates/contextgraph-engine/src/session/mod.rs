@@ -437,7 +437,7 @@ impl Engine {
                 .then_with(|| cb.id.cmp(&ca.id))
         });
         let mut dropping = order.into_iter();
-        let (token, token_changed, blocks, notes) = loop {
+        let (token, token_changed, preamble_held, blocks, notes) = loop {
             let outs: Vec<OutBlock<'_>> = candidates
                 .iter()
                 .zip(&labels)
@@ -451,6 +451,7 @@ impl Engine {
                 })
                 .collect();
             let (token, changed) = session_token(session.token(), &outs);
+            let preamble_held = session.preamble_delivered() && !changed;
             let blocks: Vec<String> = outs.iter().map(|b| block_bytes(b, &token)).collect();
             let notes = self::notes(
                 turn_no,
@@ -460,14 +461,14 @@ impl Engine {
                 &unchanged,
                 &withdrawn,
             );
-            let prompt = render::prompt(&blocks);
+            let prompt = render::prompt(&blocks, preamble_held);
             let cost = u64::from(token_cost_of_len(notes.len() + prompt.len()));
             if cost <= budget || blocks.is_empty() {
-                break (token, changed, blocks, notes);
+                break (token, changed, preamble_held, blocks, notes);
             }
             match dropping.next() {
                 Some(i) => included[i] = false,
-                None => break (token, changed, blocks, notes),
+                None => break (token, changed, preamble_held, blocks, notes),
             }
         };
         // Re-checked frames that did not fit are withdrawn, not kept.
@@ -483,7 +484,7 @@ impl Engine {
                 }
             }
         }
-        let prompt = render::prompt(&blocks);
+        let prompt = render::prompt(&blocks, preamble_held);
         let notes = if dropped_recheck {
             self::notes(
                 turn_no,
@@ -574,7 +575,10 @@ impl Engine {
             frames_revalidated: revalidated,
             frames_withdrawn: u64::try_from(withdrawn.len()).unwrap_or(u64::MAX),
         };
-        let next = session.next(Some(token), next_held, &figures);
+        // The preamble is held once delivered with this token (a changed
+        // token sends it again).
+        let preamble = preamble_held || !blocks.is_empty();
+        let next = session.next(Some(token), preamble, next_held, &figures);
         let labelled = |h: &HeldFrame, reason: Option<String>| LabelledFrame {
             label: h.label.clone(),
             frame: h.frame.clone(),

@@ -92,6 +92,10 @@ pub struct Session {
     /// The boundary token of the session's fences, kept from turn to turn
     /// so that a frame's block has the same bytes whenever it is sent.
     token: Option<String>,
+    /// The fence preamble was delivered (with `token`): later turns remind
+    /// the model of it in one line instead of sending it again.
+    #[serde(default)]
+    preamble: bool,
     turn: u64,
     held: Vec<HeldFrame>,
     totals: SessionTotals,
@@ -102,6 +106,7 @@ impl Default for Session {
         Session {
             format: SESSION_FORMAT.to_owned(),
             token: None,
+            preamble: false,
             turn: 0,
             held: Vec::new(),
             totals: SessionTotals::default(),
@@ -150,9 +155,15 @@ impl Session {
         self.token.as_deref()
     }
 
+    /// Whether the fence preamble was delivered with the current token.
+    pub fn preamble_delivered(&self) -> bool {
+        self.preamble && self.token.is_some()
+    }
+
     pub(crate) fn next(
         &self,
         token: Option<String>,
+        preamble: bool,
         mut held: Vec<HeldFrame>,
         turn_totals: &SessionTotals,
     ) -> Session {
@@ -165,6 +176,7 @@ impl Session {
         Session {
             format: SESSION_FORMAT.to_owned(),
             token,
+            preamble,
             turn: self.turn.saturating_add(1),
             held,
             totals: self.totals.plus(turn_totals),
@@ -287,6 +299,7 @@ mod tests {
         Session {
             format: SESSION_FORMAT.into(),
             token: token.map(str::to_owned),
+            preamble: false,
             turn: 2,
             held,
             totals: SessionTotals::default(),
@@ -346,7 +359,7 @@ mod tests {
                 )
             })
             .collect();
-        let next = Session::new().next(None, many, &SessionTotals::default());
+        let next = Session::new().next(None, false, many, &SessionTotals::default());
         assert_eq!(next.held().len(), MAX_HELD);
         assert!(next.held().iter().all(|h| h.turn == 2));
     }
