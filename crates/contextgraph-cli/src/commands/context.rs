@@ -47,6 +47,10 @@ Examples:
 
   cgp context \"what calls the search API?\" --config ./ci/cgp.toml
 
+  One conversation, turn by turn (evidence already sent and unchanged is listed, not resent):
+  cgp context \"how is the config loaded?\" --session .cgp-session.json
+  cgp context \"where is the config validated?\" --session .cgp-session.json --json | jq .session.totals
+
 Providers come from cgp.toml (see `cgp config`); with none, the built-in workspace provider
 reads --dir in-process, with no network. An egress provider without consent is not queried:
 stderr names the exact `cgp consent grant …` command to run. On a terminal (stdin and stderr

@@ -33,10 +33,14 @@ Examples:
     cgp mcp --dir . --max-result-tokens 50000
 
 Tools:
-  get_context     {goal, budget?, kinds?, anchors?} -> the fenced prompt block (text) and
-                  {budget, citations, providers} (structured). budget is in model tokens,
-                  default the budget in cgp.toml, capped so the whole result stays under
-                  --max-result-tokens; the result says when it was capped.
+  get_context     {goal, budget?, kinds?, anchors?, session?} -> the fenced prompt block (text) and
+                  {budget, citations, providers, session, usage} (structured). budget is in model
+                  tokens, default the budget in cgp.toml, capped so the whole result stays under
+                  --max-result-tokens; the result says when it was capped. Calls of one connection
+                  (or of one named session in it) are turns of a session: evidence already sent and
+                  still valid (the provider's verify says so) is listed by label, not resent; changed
+                  evidence is resent with a note naming the label it replaces; gone evidence is
+                  named as withdrawn.
   list_providers  {} -> name, version, transport, consent state and health of each provider.
 
 Bad arguments and provider failures come back as tool errors (isError) with a sentence saying
