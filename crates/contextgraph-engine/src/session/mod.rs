@@ -24,7 +24,7 @@
 //! The budget counts only what is sent (notes, preamble and blocks): when
 //! that is over it, the weakest new blocks are left out (they were not
 //! delivered, so nothing is recorded for them). Every block's bytes depend
-//! only on the frame and the session's boundary token (see [`render`]), so a
+//! only on the frame and the session's boundary token (see `session/render.rs`), so a
 //! block sent again is byte-identical (D2).
 //!
 //! The turn does not change the session: it carries the next state
