@@ -49,6 +49,7 @@ mod consent_needed_tests;
 mod error;
 mod fresh;
 mod request;
+pub mod session;
 mod start;
 mod status;
 
@@ -76,6 +77,7 @@ pub use error::EngineError;
 pub use request::{
     ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
 };
+pub use session::{Session, SessionTurn};
 pub use status::{ConsentState, ProviderStatus};
 
 /// How the engine runs, beyond the configuration.

@@ -462,3 +462,6 @@ async fn c1_a_long_running_engine_that_creates_the_store_honours_a_grant_made_wh
     engine.shutdown().await;
     assert_eq!(f.queries_received("egress-test"), 1);
 }
+
+#[path = "session/mod.rs"]
+mod session;

@@ -17,7 +17,10 @@ pub const MAX_ANCHORS: usize = 64;
 pub const MAX_ANCHOR_BYTES: usize = 4 * 1024;
 
 /// The members `get_context` accepts.
-pub const GET_CONTEXT_MEMBERS: [&str; 4] = ["goal", "budget", "kinds", "anchors"];
+pub const GET_CONTEXT_MEMBERS: [&str; 5] = ["goal", "budget", "kinds", "anchors", "session"];
+
+/// Longest `session` name accepted, in bytes.
+pub const MAX_SESSION_NAME: usize = 64;
 
 /// `get_context` arguments after validation, before the budget cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +33,8 @@ pub struct GetContextArgs {
     pub kinds: Vec<FrameKind>,
     /// Anchors, in the order given.
     pub anchors: Vec<String>,
+    /// A named session within the connection (`None`: the connection's own).
+    pub session: Option<String>,
 }
 
 /// Check `arguments` against the `get_context` input schema. The error is
@@ -164,12 +169,32 @@ pub fn parse_get_context(arguments: Option<&Map<String, Value>>) -> Result<GetCo
         }
     };
 
+    let session = match args.get("session") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name))
+            if !name.is_empty()
+                && name.len() <= MAX_SESSION_NAME
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')) =>
+        {
+            Some(name.clone())
+        }
+        Some(_) => {
+            problems.push(format!(
+                "`session` must be a name of 1 to {MAX_SESSION_NAME} letters, digits, '-', '_' or '.'"
+            ));
+            None
+        }
+    };
+
     match (goal, problems.is_empty()) {
         (Some(goal), true) => Ok(GetContextArgs {
             goal,
             budget,
             kinds,
             anchors,
+            session,
         }),
         _ => Err(format!(
             "invalid get_context arguments: {}",

@@ -21,6 +21,7 @@ pub mod bridge;
 pub mod guard;
 pub mod server;
 pub mod service;
+pub mod session;
 
 pub use bridge::{BridgeError, BridgeOptions, McpBridge};
 pub use server::{
@@ -29,5 +30,6 @@ pub use server::{
 };
 pub use service::{
     ContextService, ContextToolReply, ContextToolRequest, Health, ProviderContribution,
-    ProviderListing,
+    ProviderListing, SessionReply,
 };
+pub use session::{session_key, SessionSlots};

@@ -92,6 +92,9 @@ impl Default for McpServerOptions {
 pub struct McpServer<S> {
     service: Arc<S>,
     options: McpServerOptions,
+    /// This connection's number: `get_context` calls are turns of its
+    /// session (see [`crate::session`]).
+    connection: u64,
 }
 
 impl<S> Clone for McpServer<S> {
@@ -99,6 +102,7 @@ impl<S> Clone for McpServer<S> {
         McpServer {
             service: Arc::clone(&self.service),
             options: self.options.clone(),
+            connection: self.connection,
         }
     }
 }
@@ -124,6 +128,7 @@ impl<S: ContextService> McpServer<S> {
         McpServer {
             service: Arc::new(service),
             options,
+            connection: crate::session::next_connection(),
         }
     }
 
@@ -133,11 +138,13 @@ impl<S: ContextService> McpServer<S> {
     }
 
     /// Serve one MCP session on `transport` until the client disconnects.
-    pub async fn serve_transport<T, E, A>(self, transport: T) -> Result<(), McpServeError>
+    pub async fn serve_transport<T, E, A>(mut self, transport: T) -> Result<(), McpServeError>
     where
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        // A connection of its own, so a session of its own.
+        self.connection = crate::session::next_connection();
         let running = self.serve(transport).await.map_err(|e| {
             McpServeError::Initialize(contextgraph_types::display_text::bounded(
                 &e.to_string(),
@@ -176,7 +183,8 @@ impl<S: ContextService> McpServer<S> {
     }
 
     /// Answer one `get_context` call (the tool's whole behaviour, callable
-    /// without a transport).
+    /// without a transport). It is a turn of this connection's session, or
+    /// of the session the `session` argument names within it.
     pub async fn get_context(&self, arguments: Option<&JsonObject>) -> CallToolResult {
         let args = match parse_get_context(arguments) {
             Ok(args) => args,
@@ -189,12 +197,14 @@ impl<S: ContextService> McpServer<S> {
             .max(1);
         let mut applied = u32::try_from(requested.min(u64::from(cap))).unwrap_or(cap);
         let mut last_estimate = 0;
+        let key = crate::session::session_key(self.connection, args.session.as_deref());
         for _ in 0..MAX_COMPOSE_ATTEMPTS {
             let request = ContextToolRequest {
                 goal: args.goal.clone(),
                 budget: applied,
                 kinds: args.kinds.clone(),
                 anchors: args.anchors.clone(),
+                session: Some(key.clone()),
             };
             let reply = match self.service.get_context(request).await {
                 Ok(reply) => reply,
@@ -203,6 +213,9 @@ impl<S: ContextService> McpServer<S> {
             let result = context_result(&args.goal, &reply, requested, applied, cap);
             last_estimate = result_estimate(&result);
             if last_estimate <= u64::from(cap) {
+                if let Some(turn) = &reply.session {
+                    self.service.commit_session(&key, turn.ticket).await;
+                }
                 return result;
             }
             // Shrink in proportion to the overshoot, with 10% headroom.
@@ -289,8 +302,14 @@ fn context_result(
     cap: u32,
 ) -> CallToolResult {
     let capped = u64::from(applied) < requested;
-    let mut content = Vec::with_capacity(2);
-    if reply.prompt.is_empty() {
+    let mut content = Vec::with_capacity(3);
+    let notes = reply.session.as_ref().map_or("", |s| s.notes.as_str());
+    if !notes.is_empty() {
+        content.push(ContentBlock::text(notes.to_owned()));
+    }
+    if reply.prompt.is_empty() && !notes.is_empty() {
+        // Everything relevant is already in context, or withdrawn: the notes say so.
+    } else if reply.prompt.is_empty() {
         let silent: Vec<String> = reply
             .providers
             .iter()
@@ -309,7 +328,7 @@ fn context_result(
             "Note: the budget was capped at {applied} model tokens (you asked for {requested}) so this result stays within the MCP result limit of {cap} tokens; ask a narrower goal, or raise the limit with `cgp mcp --max-result-tokens`."
         )));
     }
-    let structured = json!({
+    let mut structured = json!({
         "goal": goal,
         "budget": {
             "requested": requested,
@@ -320,6 +339,10 @@ fn context_result(
         "citations": reply.citations,
         "providers": reply.providers,
     });
+    if let (Some(turn), Some(map)) = (&reply.session, structured.as_object_mut()) {
+        map.insert("session".to_owned(), turn.report.clone());
+        map.insert("usage".to_owned(), json!(turn.usage));
+    }
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
@@ -398,6 +421,11 @@ fn get_context_tool(options: &McpServerOptions) -> Tool {
                 "items": {"type": "string"},
                 "maxItems": MAX_ANCHORS,
                 "description": "Files or URIs you are focused on; evidence near them ranks higher."
+            },
+            "session": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9._-]{1,64}$",
+                "description": "A separate conversation within this connection (default: the connection's own). Evidence already sent in the session is listed by label, not resent, while it is unchanged."
             }
         },
         "required": ["goal"],
@@ -408,7 +436,9 @@ fn get_context_tool(options: &McpServerOptions) -> Tool {
         Some(
             "The best evidence for a goal from the configured Context Graph providers (code, docs, …), \
              as one prompt block of fenced, labelled, quoted excerpts, with citations \
-             (label → source and SHA-256 digest) in the structured result."
+             (label → source and SHA-256 digest) in the structured result. Calls in one session \
+             do not resend evidence you already hold: it is listed by label while unchanged, resent \
+             with a note when it changed, and named as withdrawn when it is gone."
                 .into(),
         ),
         input,

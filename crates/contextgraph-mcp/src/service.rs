@@ -24,6 +24,12 @@ pub struct ContextToolRequest {
     pub kinds: Vec<FrameKind>,
     /// Focal resources (URIs or workspace paths) that bias relevance.
     pub anchors: Vec<String>,
+    /// The session this call is a turn of ([`crate::session::session_key`]):
+    /// the service answers relative to what that session's model already
+    /// holds and stages the turn, which the server then commits with
+    /// [`ContextService::commit_session`]. `None`: an independent call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 /// What the service composed for one request.
@@ -36,6 +42,25 @@ pub struct ContextToolReply {
     /// What each provider contributed, including those that contributed
     /// nothing and why.
     pub providers: Vec<ProviderContribution>,
+    /// For a turn of a session: what the model already holds, what changed,
+    /// what is withdrawn, and the usage figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionReply>,
+}
+
+/// A session turn, as the tool reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionReply {
+    /// What to commit once the result is sent ([`ContextService::commit_session`]).
+    pub ticket: u64,
+    /// Notes for the model, shown before the blocks (outside any fence):
+    /// already in context, changed, resent, withdrawn.
+    pub notes: String,
+    /// The turn in structured form (turn, sent, unchanged, withdrawn,
+    /// figures, totals, …), as the service reports it.
+    pub report: serde_json::Value,
+    /// UR1 usage report of this call: the frames it sent.
+    pub usage: contextgraph_types::UsageReport,
 }
 
 /// A one-line account of one provider's part in a composition.
@@ -142,4 +167,11 @@ pub trait ContextService: Send + Sync + 'static {
 
     /// Every configured provider with its consent state and health.
     fn list_providers(&self) -> impl Future<Output = Result<Vec<ProviderListing>, String>> + Send;
+
+    /// The server sent the session turn staged under `ticket`: make it the
+    /// session's state. A service without sessions ignores it.
+    fn commit_session(&self, key: &str, ticket: u64) -> impl Future<Output = ()> + Send {
+        let _ = (key, ticket);
+        async {}
+    }
 }

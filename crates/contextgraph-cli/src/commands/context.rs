@@ -26,7 +26,9 @@ use std::io::{IsTerminal, Write};
 
 use clap::{Args, ValueEnum};
 use contextgraph_compose::{Budget, Composition, FrameStatus, Placement};
-use contextgraph_engine::{ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus};
+use contextgraph_engine::{
+    ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus, SessionTurn,
+};
 use contextgraph_types::FrameKind;
 
 use super::config::{runtime, ConfigSelection};
@@ -44,6 +46,10 @@ Examples:
   cgp context \"explain the consent gate\" --explain > prompt.txt
 
   cgp context \"what calls the search API?\" --config ./ci/cgp.toml
+
+  One conversation, turn by turn (evidence already sent and unchanged is listed, not resent):
+  cgp context \"how is the config loaded?\" --session .cgp-session.json
+  cgp context \"where is the config validated?\" --session .cgp-session.json --json | jq .session.totals
 
 Providers come from cgp.toml (see `cgp config`); with none, the built-in workspace provider
 reads --dir in-process, with no network. An egress provider without consent is not queried:
@@ -107,6 +113,11 @@ pub struct ContextArgs {
     /// of other bytes or a range written L<n> (default: strict_audit in cgp.toml, else off).
     #[arg(long)]
     pub strict_audit: bool,
+    /// Answer as one turn of the session kept in FILE (created if missing): evidence an earlier
+    /// turn sent that is still valid is listed by label, not sent again; changed evidence is
+    /// resent with a note, gone evidence is named as withdrawn. Delete FILE to start afresh.
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<std::path::PathBuf>,
 }
 
 /// The unit of `--budget`.
@@ -191,6 +202,24 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
             &consent_prompt::interactive_user(),
         );
     }
+    if let Some(path) = &args.session {
+        let session = super::session_file::load(path)?;
+        let turn = runtime.block_on(async {
+            let status = Progress::show(progress, engine.provider_names().len());
+            let turn = engine.context_in_session(&session, &request).await;
+            status.clear();
+            engine.shutdown().await;
+            turn
+        })?;
+        report_providers(&turn.answer)?;
+        if args.explain {
+            explain(&turn.answer.composition);
+        }
+        write_outputs(&args, &turn.answer, Some(&turn))?;
+        // Kept only once the turn reached stdout: the file never says the
+        // model holds what it was not given.
+        return super::session_file::save(path, turn.next_session());
+    }
     let answer = runtime.block_on(async {
         let status = Progress::show(progress, engine.provider_names().len());
         let answer = engine.context(&request).await;
@@ -202,22 +231,32 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
     if args.explain {
         explain(&answer.composition);
     }
-    write_outputs(&args, &answer)
+    write_outputs(&args, &answer, None)
 }
 
 /// Everything written from an answer: the HTML report first (so a bad path
 /// fails before anything reaches stdout), then the prompt or the JSON.
-fn write_outputs(args: &ContextArgs, answer: &ContextAnswer) -> Result<(), CommandError> {
+fn write_outputs(
+    args: &ContextArgs,
+    answer: &ContextAnswer,
+    turn: Option<&SessionTurn>,
+) -> Result<(), CommandError> {
     if let Some(path) = &args.html {
         write_html(path, &args.goal, answer)?;
     }
     let mut stdout = std::io::stdout().lock();
     let written = if args.json {
         json_output(answer)
+            .and_then(|v| match turn {
+                Some(t) => session_json(v, t),
+                None => Ok(v),
+            })
             .and_then(|v| {
                 serde_json::to_writer_pretty(&mut stdout, &v).map_err(std::io::Error::from)
             })
             .and_then(|()| stdout.write_all(b"\n"))
+    } else if let Some(t) = turn {
+        stdout.write_all(t.text().as_bytes())
     } else {
         stdout.write_all(answer.composition.prompt.as_bytes())
     };
@@ -262,6 +301,27 @@ fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
             "warnings".to_owned(),
             serde_json::to_value(&answer.warnings)?,
         );
+    }
+    Ok(value)
+}
+
+/// A session turn's JSON: the composition's shape with `prompt` (the blocks
+/// sent), `citations` (session labels) and `usage` (UR1 of what this call
+/// sent) of the turn, its `notes`, and `session` (sent, unchanged,
+/// withdrawn, this turn's figures and the session's totals).
+fn session_json(
+    mut value: serde_json::Value,
+    turn: &SessionTurn,
+) -> std::io::Result<serde_json::Value> {
+    if let Some(map) = value.as_object_mut() {
+        map.insert("prompt".to_owned(), serde_json::to_value(&turn.prompt)?);
+        map.insert("notes".to_owned(), serde_json::to_value(&turn.notes)?);
+        map.insert(
+            "citations".to_owned(),
+            serde_json::to_value(&turn.citations)?,
+        );
+        map.insert("usage".to_owned(), serde_json::to_value(&turn.usage)?);
+        map.insert("session".to_owned(), serde_json::to_value(turn)?);
     }
     Ok(value)
 }

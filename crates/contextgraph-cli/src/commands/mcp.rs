@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use clap::Args;
 use contextgraph_engine::{
-    ConsentState, ContextAnswer, ContextRequest, Engine, EngineOptions, ProviderStatus,
+    ConsentState, ContextAnswer, ContextRequest, Engine, EngineOptions, ProviderStatus, Session,
+    SessionTurn,
 };
 use contextgraph_mcp::{
     ContextService, ContextToolReply, ContextToolRequest, Health, McpServer, McpServerOptions,
-    ProviderContribution, ProviderListing, DEFAULT_MAX_RESULT_TOKENS,
+    ProviderContribution, ProviderListing, SessionReply, SessionSlots, DEFAULT_MAX_RESULT_TOKENS,
 };
 
 use super::config::{runtime, ConfigSelection};
@@ -32,10 +33,14 @@ Examples:
     cgp mcp --dir . --max-result-tokens 50000
 
 Tools:
-  get_context     {goal, budget?, kinds?, anchors?} -> the fenced prompt block (text) and
-                  {budget, citations, providers} (structured). budget is in model tokens,
-                  default the budget in cgp.toml, capped so the whole result stays under
-                  --max-result-tokens; the result says when it was capped.
+  get_context     {goal, budget?, kinds?, anchors?, session?} -> the fenced prompt block (text) and
+                  {budget, citations, providers, session, usage} (structured). budget is in model
+                  tokens, default the budget in cgp.toml, capped so the whole result stays under
+                  --max-result-tokens; the result says when it was capped. Calls of one connection
+                  (or of one named session in it) are turns of a session: evidence already sent and
+                  still valid (the provider's verify says so) is listed by label, not resent; changed
+                  evidence is resent with a note naming the label it replaces; gone evidence is
+                  named as withdrawn.
   list_providers  {} -> name, version, transport, consent state and health of each provider.
 
 Bad arguments and provider failures come back as tool errors (isError) with a sentence saying
@@ -84,6 +89,7 @@ pub fn run(args: McpArgs) -> Result<(), CommandError> {
         let server = McpServer::new(
             EngineService {
                 engine: Arc::clone(&engine),
+                sessions: SessionSlots::new(),
             },
             options,
         );
@@ -95,9 +101,11 @@ pub fn run(args: McpArgs) -> Result<(), CommandError> {
     })
 }
 
-/// The engine as the MCP server's [`ContextService`].
+/// The engine as the MCP server's [`ContextService`], with the sessions of
+/// its connections (what each conversation's model already holds).
 struct EngineService {
     engine: Arc<Engine>,
+    sessions: SessionSlots<Session>,
 }
 
 impl ContextService for EngineService {
@@ -109,11 +117,72 @@ impl ContextService for EngineService {
             anchors: request.anchors,
             ..ContextRequest::default()
         };
+        if let Some(key) = request.session {
+            let snapshot = self.sessions.snapshot(&key).await;
+            let turn = self
+                .engine
+                .context_in_session(&snapshot.state, &engine_request)
+                .await
+                .map_err(|e| e.to_string())?;
+            no_provider_answered(&turn.answer)?;
+            let ticket = self
+                .sessions
+                .stage(&key, &snapshot, turn.next_session().clone())
+                .await;
+            return Ok(session_reply(turn, ticket));
+        }
         let answer = self
             .engine
             .context(&engine_request)
             .await
             .map_err(|e| e.to_string())?;
+        no_provider_answered(&answer)?;
+        Ok(reply(answer))
+    }
+
+    async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
+        Ok(self.engine.providers().await.iter().map(listing).collect())
+    }
+
+    async fn commit_session(&self, key: &str, ticket: u64) {
+        self.sessions.commit(key, ticket).await;
+    }
+}
+
+/// A session turn as the tool's reply: the blocks sent as the prompt, the
+/// session's labels as citations, the notes and figures beside them.
+fn session_reply(turn: SessionTurn, ticket: u64) -> ContextToolReply {
+    let mut report = serde_json::to_value(&turn).unwrap_or(serde_json::Value::Null);
+    // The result is size-capped: sent and unchanged frames are named by
+    // label, and `citations` maps each label to its full identity.
+    for list in ["sent", "unchanged"] {
+        if let Some(items) = report.get_mut(list).and_then(|v| v.as_array_mut()) {
+            for item in items {
+                if let Some(map) = item.as_object_mut() {
+                    map.remove("frame");
+                }
+            }
+        }
+    }
+    let notes = turn.notes.clone();
+    let usage = turn.usage.clone();
+    let citations = turn.citations.clone();
+    let prompt = turn.prompt.clone();
+    let mut out = reply(turn.answer);
+    out.prompt = prompt;
+    out.citations = citations;
+    out.session = Some(SessionReply {
+        ticket,
+        notes,
+        report,
+        usage,
+    });
+    out
+}
+
+/// Fail when no provider answered.
+fn no_provider_answered(answer: &ContextAnswer) -> Result<(), String> {
+    {
         // As `cgp context` exits 1: with no provider answering there is
         // no context, and the client must not take an empty prompt as one.
         if answer.answered() == 0 {
@@ -130,11 +199,7 @@ impl ContextService for EngineService {
                 .collect();
             return Err(format!("no provider answered: {}", reasons.join("; ")));
         }
-        Ok(reply(answer))
-    }
-
-    async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
-        Ok(self.engine.providers().await.iter().map(listing).collect())
+        Ok(())
     }
 }
 
@@ -163,6 +228,7 @@ fn reply(answer: ContextAnswer) -> ContextToolReply {
         prompt: answer.composition.prompt,
         citations: answer.composition.citations,
         providers,
+        session: None,
     }
 }
 

@@ -17,6 +17,7 @@ pub mod new;
 mod new_templates;
 pub mod providers;
 pub mod serve;
+pub mod session_file;
 pub mod trust;
 
 use crate::cli::Command;

@@ -167,8 +167,12 @@ async fn mcp(s: &Sandbox) -> RunningService<RoleClient, ()> {
 }
 
 async fn ask(client: &RunningService<RoleClient, ()>, goal: &str) -> String {
+    // A session of its own per call: each answer is complete (the MCP
+    // session would otherwise list unchanged evidence by label only).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let params = CallToolRequestParams::new("get_context".to_owned()).with_arguments(
-        json!({"goal": goal, "budget": 4000})
+        json!({"goal": goal, "budget": 4000, "session": format!("call-{n}")})
             .as_object()
             .cloned()
             .expect("object"),

@@ -26,6 +26,8 @@ mod providers;
 mod serve_docs;
 mod serve_http;
 mod serve_workspace;
+#[cfg(feature = "test-fixtures")]
+mod session;
 mod trust_boundary;
 mod usage;
 

@@ -138,7 +138,7 @@ async fn bad_arguments_are_tool_errors_and_the_session_stays_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_budget_over_max_result_tokens_is_capped_and_says_so() {
     let ws = workspace();
-    let client = connect(ws.path(), &["--max-result-tokens", "1000"]).await;
+    let client = connect(ws.path(), &["--max-result-tokens", "2000"]).await;
     let result = call(
         &client,
         "get_context",
@@ -147,13 +147,13 @@ async fn a_budget_over_max_result_tokens_is_capped_and_says_so() {
     .await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert!(
-        text(&result).contains("capped at 1000"),
+        text(&result).contains("capped at 2000"),
         "{}",
         text(&result)
     );
     let s = result.structured_content.unwrap();
     assert_eq!(s["budget"]["capped"], true);
-    assert!(s["budget"]["applied"].as_u64().unwrap() <= 1000);
+    assert!(s["budget"]["applied"].as_u64().unwrap() <= 2000);
     client.cancel().await.unwrap();
 }
 

@@ -190,6 +190,39 @@ fn push_attribute(out: &mut String, name: &str, value: &str) {
     out.push('"');
 }
 
+/// Append one block, fenced with `token`, to `out`: the opening line (with
+/// ` provider="…"` when `declare_provider`), the content byte for byte, the
+/// closing line. The caller guarantees that `token` occurs in no content and
+/// no attribute value of the prompt (see [`choose_token`], [`contains_token`]);
+/// a front end that renders a frame the same way on every turn of a session
+/// (so a prompt cache can reuse it) uses this with a token it keeps.
+pub fn push_block(out: &mut String, block: &Block<'_>, token: &str, declare_provider: bool) {
+    let a = &block.attributes;
+    out.push('<');
+    out.push_str(FENCE_TAG);
+    out.push('-');
+    out.push_str(token);
+    if let Some(src) = block.src {
+        out.push_str(" src=\"");
+        out.push_str(&src.to_string());
+        out.push('"');
+    }
+    if declare_provider {
+        push_attribute(out, "provider", a.provider);
+    }
+    push_attribute(out, "label", a.label);
+    if !a.title.is_empty() {
+        push_attribute(out, "title", a.title);
+    }
+    out.push_str(">\n");
+    out.push_str(block.content);
+    out.push_str("\n</");
+    out.push_str(FENCE_TAG);
+    out.push('-');
+    out.push_str(token);
+    out.push_str(">\n");
+}
+
 /// Render blocks, in the order given, with a boundary token of (at least)
 /// `token_len` digits chosen over their contents and attribute values.
 /// No blocks: the empty string. The provider is declared on the first
@@ -227,31 +260,11 @@ pub fn render_blocks(blocks: &[Block<'_>], token_len: usize) -> String {
         if n > 0 {
             out.push_str(BLOCK_SEPARATOR);
         }
-        let a = &block.attributes;
-        out.push('<');
-        out.push_str(FENCE_TAG);
-        out.push('-');
-        out.push_str(&token);
-        if let Some(src) = block.src {
-            out.push_str(" src=\"");
-            out.push_str(&src.to_string());
-            out.push('"');
-        }
-        if !declared.contains(&block.src) {
+        let declare = !declared.contains(&block.src);
+        if declare {
             declared.push(block.src);
-            push_attribute(&mut out, "provider", a.provider);
         }
-        push_attribute(&mut out, "label", a.label);
-        if !a.title.is_empty() {
-            push_attribute(&mut out, "title", a.title);
-        }
-        out.push_str(">\n");
-        out.push_str(block.content);
-        out.push_str("\n</");
-        out.push_str(FENCE_TAG);
-        out.push('-');
-        out.push_str(&token);
-        out.push_str(">\n");
+        push_block(&mut out, block, &token, declare);
     }
     out
 }

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use contextgraph_compose::Citation;
 use contextgraph_mcp::{
     estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, Health, McpServer,
-    McpServerOptions, ProviderContribution, ProviderListing,
+    McpServerOptions, ProviderContribution, ProviderListing, SessionReply,
 };
-use contextgraph_types::{FrameId, FrameKind};
+use contextgraph_types::{FrameId, FrameKind, UsageReport};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
@@ -20,6 +20,9 @@ struct Fake {
     /// One citation per this many budget tokens (0: one citation).
     budget_per_citation: u32,
     fail: bool,
+    /// Answer as session turns (ticket = the call's number) and record commits.
+    sessions: bool,
+    commits: Arc<Mutex<Vec<(String, u64)>>>,
 }
 
 impl ContextService for Fake {
@@ -58,7 +61,17 @@ impl ContextService for Fake {
                 frames_included: n,
                 detail: None,
             }],
+            session: self.sessions.then(|| SessionReply {
+                ticket: self.seen.lock().unwrap().len() as u64,
+                notes: "Session turn 2: 0 block(s) sent below, 1 already in context.".into(),
+                report: json!({"turn": 2}),
+                usage: UsageReport::default(),
+            }),
         })
+    }
+
+    async fn commit_session(&self, key: &str, ticket: u64) {
+        self.commits.lock().unwrap().push((key.to_owned(), ticket));
     }
 
     async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
@@ -153,6 +166,8 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
     );
     assert_eq!(s["providers"][0]["status"], "accepted");
     let seen = fake.seen.lock().unwrap().clone();
+    // Every call is a turn of the connection's session.
+    assert!(seen[0].session.is_some());
     assert_eq!(
         seen,
         vec![ContextToolRequest {
@@ -160,6 +175,7 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
             budget: 4000,
             kinds: vec![FrameKind::Snippet],
             anchors: vec!["src/net.rs".into()],
+            session: seen[0].session.clone(),
         }]
     );
     client.cancel().await.unwrap();
@@ -318,4 +334,65 @@ async fn list_providers_reports_name_version_transport_consent_and_health() {
     let bad = call(&client, "list_providers", json!({"verbose": true})).await;
     assert_eq!(bad.is_error, Some(true));
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn only_the_session_turn_actually_sent_is_committed() {
+    // The first compositions overshoot the cap and are discarded: the model
+    // never sees them, so the session must not record them as delivered.
+    let fake = Fake {
+        budget_per_citation: 10,
+        sessions: true,
+        ..Fake::default()
+    };
+    let client = connect(fake.clone(), McpServerOptions::default()).await;
+    let result = call(
+        &client,
+        "get_context",
+        json!({"goal": "g", "budget": 25000}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
+    let seen = fake.seen.lock().unwrap().clone();
+    assert!(seen.len() >= 2, "recomposed: {}", seen.len());
+    let commits = fake.commits.lock().unwrap().clone();
+    assert_eq!(
+        commits,
+        vec![(seen[0].session.clone().unwrap(), seen.len() as u64)],
+        "one commit, of the last attempt"
+    );
+    // The notes come first, outside the prompt; the account and usage are structured.
+    assert!(texts(&result)[0].starts_with("Session turn 2"));
+    let s = result.structured_content.unwrap();
+    assert_eq!(s["session"]["turn"], 2);
+    assert!(s["usage"].is_object());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn each_connection_and_each_named_session_is_a_session_of_its_own() {
+    let fake = Fake {
+        sessions: true,
+        ..Fake::default()
+    };
+    let a = connect(fake.clone(), McpServerOptions::default()).await;
+    let b = connect(fake.clone(), McpServerOptions::default()).await;
+    call(&a, "get_context", json!({"goal": "g"})).await;
+    call(&a, "get_context", json!({"goal": "g"})).await;
+    call(&a, "get_context", json!({"goal": "g", "session": "side"})).await;
+    call(&b, "get_context", json!({"goal": "g"})).await;
+    let keys: Vec<String> = fake
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.session.clone().unwrap())
+        .collect();
+    assert_eq!(keys[0], keys[1], "one connection, one session");
+    assert_ne!(keys[0], keys[2], "a named session is separate");
+    assert_ne!(keys[0], keys[3], "another connection is separate");
+    let bad = call(&a, "get_context", json!({"goal": "g", "session": "../x"})).await;
+    assert_eq!(bad.is_error, Some(true));
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
 }

@@ -1,0 +1,150 @@
+//! Sessions (issue 16) through the real engine and the built-in workspace
+//! provider: reuse only on an explicit `valid`, changed frames resent with
+//! a replacement note, byte-identical blocks across turns (D2), a stored
+//! session never trusted blindly.
+
+use std::path::Path;
+
+use contextgraph_config::Config;
+use contextgraph_engine::session::{SendReason, Session};
+use contextgraph_engine::{ContextRequest, Engine, SessionTurn};
+
+use super::Fixture;
+
+const RETRY: &str = "/// Retries a request with exponential backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n";
+
+fn request(goal: &str) -> ContextRequest {
+    ContextRequest {
+        goal: goal.into(),
+        budget_model_tokens: 4000,
+        ..ContextRequest::default()
+    }
+}
+
+/// The block of `label` in `prompt`, opening line to closing line.
+fn block_of(prompt: &str, label: &str) -> Option<String> {
+    let start = prompt.find(&format!("label=\"{label}\""))?;
+    let open = prompt[..start].rfind("<frame-")?;
+    let close_tag = &prompt[open + 1..].split([' ', '>']).next()?.to_owned();
+    let end = prompt[open..].find(&format!("</{close_tag}>"))? + open + close_tag.len() + 3;
+    Some(prompt[open..end].to_owned())
+}
+
+async fn turn(engine: &Engine, session: &mut Session, goal: &str) -> SessionTurn {
+    let t = engine
+        .context_in_session(session, &request(goal))
+        .await
+        .unwrap();
+    *session = t.next_session().clone();
+    t
+}
+
+fn retry_label(t: &SessionTurn) -> String {
+    t.citations
+        .iter()
+        .find(|c| c.frame.frame_id.starts_with("src/retry.rs#"))
+        .expect("retry.rs cited")
+        .label
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reuse_on_valid_resend_on_change_and_identical_bytes_across_turns() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
+    let mut session = Session::new();
+
+    let t1 = turn(&engine, &mut session, "retry backoff").await;
+    let label = retry_label(&t1);
+    let original = block_of(&t1.prompt, &label).expect("retry block sent");
+    assert!(t1.sent.iter().all(|s| s.why == SendReason::New));
+    assert!(t1.figures.tokens_sent <= u64::from(t1.answer.composition.audit.budget.requested));
+
+    // Same goal: nothing changed, nothing is sent, everything is named.
+    let t2 = turn(&engine, &mut session, "retry backoff").await;
+    assert!(t2.unchanged.iter().any(|u| u.label == label));
+    assert!(t2.prompt.is_empty(), "{}", t2.prompt);
+    assert!(t2.notes.contains(&label));
+    assert_eq!(t2.figures.frames_revalidated, t1.figures.frames_sent);
+    assert!(t2.figures.tokens_saved > 0);
+    assert!(t2.figures.tokens_sent < t1.figures.tokens_sent);
+
+    // An edit: resent with a note, never called unchanged.
+    write(
+        &ws.join("src/retry.rs"),
+        &RETRY.replace("attempts * 2", "attempts * 3"),
+    );
+    let t3 = turn(&engine, &mut session, "retry backoff").await;
+    assert!(t3
+        .unchanged
+        .iter()
+        .all(|u| !u.frame.frame_id.starts_with("src/retry.rs#")));
+    let changed = t3
+        .sent
+        .iter()
+        .find(|s| s.frame.frame_id.starts_with("src/retry.rs#"))
+        .expect("resent");
+    assert_eq!(
+        changed.why,
+        SendReason::Changed {
+            replaces: label.clone()
+        }
+    );
+    assert!(t3.notes.contains("replaces the earlier"));
+    assert!(t3.prompt.contains("attempts * 3"));
+
+    // Reverted: resent again, byte for byte the block of turn 1 (D2).
+    write(&ws.join("src/retry.rs"), RETRY);
+    let t4 = turn(&engine, &mut session, "retry backoff").await;
+    let label4 = retry_label(&t4);
+    assert_eq!(block_of(&t4.prompt, &label4), Some(original.clone()));
+    assert_eq!(session.totals().turns, 4);
+
+    // A new session renders the frame with the same bytes too.
+    let fresh = engine
+        .context_in_session(&Session::new(), &request("retry backoff"))
+        .await
+        .unwrap();
+    assert_eq!(block_of(&fresh.prompt, &label), Some(original));
+    engine.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_session_is_never_taken_at_its_word() {
+    let f = Fixture::new();
+    let engine = Engine::start(&Config::default(), &f.ws()).await.unwrap();
+    let t1 = engine
+        .context_in_session(&Session::new(), &request("retry backoff"))
+        .await
+        .unwrap();
+    let label = retry_label(&t1);
+    // Claim the model holds another version of retry.rs, and a frame of a
+    // provider that does not exist.
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&t1.next_session().to_json()).unwrap();
+    let held = state["held"].as_array_mut().unwrap();
+    for h in held.iter_mut() {
+        h["frame"]["content_digest"] = format!("sha256:{}", "0".repeat(64)).into();
+    }
+    let mut ghost = held[0].clone();
+    ghost["frame"]["provider_id"] = "ghost".into();
+    ghost["label"] = "ghost label".into();
+    held.push(ghost);
+    let forged = Session::from_json(&serde_json::to_vec(&state).unwrap()).unwrap();
+    let t2 = engine
+        .context_in_session(&forged, &request("retry backoff"))
+        .await
+        .unwrap();
+    assert!(t2.unchanged.is_empty(), "{:?}", t2.unchanged);
+    assert!(t2
+        .sent
+        .iter()
+        .any(|s| s.label == label && matches!(s.why, SendReason::Changed { .. })));
+    assert!(t2.withdrawn.iter().any(|w| w.label == "ghost label"));
+    engine.shutdown().await;
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
