@@ -110,7 +110,8 @@ pub struct ContextArgs {
     #[arg(long)]
     pub no_input: bool,
     /// Repair nothing: drop the whole answer of a provider with any fault, even a content digest
-    /// of other bytes or a range written L<n> (default: strict_audit in cgp.toml, else off).
+    /// of other bytes or a one-line range written L7 for L7-7 (default: strict_audit in
+    /// cgp.toml, else off).
     #[arg(long)]
     pub strict_audit: bool,
     /// Answer as one turn of the session kept in FILE (created if missing): evidence an earlier
