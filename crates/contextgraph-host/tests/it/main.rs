@@ -12,6 +12,7 @@ mod environment;
 mod handshake;
 mod http;
 mod lockstep_resync;
+mod peer_wire;
 mod repair;
 mod runaway_line;
 mod usage;
