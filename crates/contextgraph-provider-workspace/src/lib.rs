@@ -34,6 +34,7 @@
 
 mod provider;
 pub mod serve;
+mod verify;
 
 // The search library's modules, under the paths they had before the split.
 pub use contextgraph_search::{
