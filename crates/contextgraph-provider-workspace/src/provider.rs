@@ -70,6 +70,9 @@ pub struct WorkspaceProvider {
     /// Files read to check held frames (see
     /// [`WorkspaceProvider::verify_file_reads`]).
     pub(crate) file_reads: Arc<AtomicU64>,
+    /// Files chunked to check held frames (see
+    /// [`WorkspaceProvider::verify_file_chunkings`]).
+    pub(crate) file_chunkings: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for WorkspaceProvider {
@@ -96,6 +99,7 @@ impl WorkspaceProvider {
                 workspace,
                 fresh_within: None,
                 file_reads: Arc::default(),
+                file_chunkings: Arc::default(),
             },
             source,
         ))

@@ -7,7 +7,8 @@
 //! metadata proves it unchanged since it was indexed (the freshness check's
 //! settled stamp, see `contextgraph_search`'s `unchanged` module) is
 //! answered from the index's stored chunk digests without being read; any
-//! other file is read and chunked once, and all of its identities are
+//! other file is read once, answered from the index when its bytes hash to
+//! the indexed content, else chunked once, and all of its identities are
 //! judged against those bytes. `valid` is never answered for bytes that
 //! differ from the file on disk: where the stamp cannot prove it, the bytes
 //! are hashed.
@@ -19,7 +20,7 @@ use std::sync::atomic::Ordering;
 
 use contextgraph_provider_sdk::verify_each;
 use contextgraph_search::chunk::{chunk_file, Chunk, LineIndex};
-use contextgraph_search::index::{sha256, ChunkRecord};
+use contextgraph_search::index::{sha256, ChunkRecord, FileRecord};
 use contextgraph_search::lang::Language;
 use contextgraph_search::walk::{content_gate, IgnoreRules};
 use contextgraph_types::digest::format_sha256;
@@ -80,17 +81,23 @@ impl WorkspaceProvider {
         Ok((path, meta))
     }
 
-    /// Read `rel` now (counted, see [`WorkspaceProvider::verify_file_reads`])
-    /// and chunk it; `f` gets each chunk with its region's text.
-    pub(crate) fn read_chunks<R>(
+    /// Read `rel` now (counted, see [`WorkspaceProvider::verify_file_reads`]).
+    fn read_file(&self, path: &std::path::Path) -> Result<Vec<u8>, GoneReason> {
+        self.file_reads.fetch_add(1, Ordering::Relaxed);
+        std::fs::read(path).map_err(|_| "file is gone")
+    }
+
+    /// Chunk `bytes` of `rel` (counted, see
+    /// [`WorkspaceProvider::verify_file_chunkings`]); `f` gets each chunk
+    /// with its region's text.
+    fn chunk_bytes<R>(
         &self,
         rel: &str,
-        path: &std::path::Path,
+        bytes: &[u8],
         f: impl FnOnce(Vec<(Chunk, &str)>) -> R,
     ) -> Result<R, GoneReason> {
-        self.file_reads.fetch_add(1, Ordering::Relaxed);
-        let bytes = std::fs::read(path).map_err(|_| "file is gone")?;
-        let text = content_gate(&bytes).map_err(|_| "file is no longer indexable text")?;
+        self.file_chunkings.fetch_add(1, Ordering::Relaxed);
+        let text = content_gate(bytes).map_err(|_| "file is no longer indexable text")?;
         let lines = LineIndex::new(text);
         let chunks = chunk_file(rel, Language::detect(rel), text)
             .into_iter()
@@ -102,38 +109,53 @@ impl WorkspaceProvider {
         Ok(f(chunks))
     }
 
+    /// Read and chunk `rel` now; `f` gets each chunk with its region's text.
+    pub(crate) fn read_chunks<R>(
+        &self,
+        rel: &str,
+        path: &std::path::Path,
+        f: impl FnOnce(Vec<(Chunk, &str)>) -> R,
+    ) -> Result<R, GoneReason> {
+        let bytes = self.read_file(path)?;
+        self.chunk_bytes(rel, &bytes, f)
+    }
+
     /// The chunks `locals` of file `rel` as it is now: from the index when
-    /// the file's stamp proves it unchanged since indexed, else read and
-    /// chunked once.
+    /// the file's stamp proves it unchanged since indexed, or when its
+    /// bytes hash to the indexed content; else chunked from the bytes read,
+    /// once.
     fn file_now<'r>(&self, rel: &str, locals: &[&'r str], ignore: &mut IgnoreRules) -> FileNow<'r> {
         let (path, meta) = self.admitted_file(rel, ignore)?;
-        let from_index = self
-            .workspace()
-            .if_unchanged_since_indexed(rel, &meta, |record| {
-                let by_id: HashMap<&str, &ChunkRecord> = record
-                    .chunks
-                    .iter()
-                    .rev() // the first of equal local ids wins, as in a re-chunk
-                    .map(|c| (c.local_id.as_str(), c))
-                    .collect();
-                locals
-                    .iter()
-                    .filter_map(|l| {
-                        let c = by_id.get(l)?;
-                        Some((
-                            *l,
-                            ChunkNow {
-                                full: format_sha256(&c.digest),
-                                compact: c.outline.as_ref().map(|o| digest_of(o)),
-                            },
-                        ))
-                    })
-                    .collect()
-            });
-        if let Some(now) = from_index {
+        let from_record = |record: &FileRecord| {
+            let by_id: HashMap<&str, &ChunkRecord> = record
+                .chunks
+                .iter()
+                .rev() // the first of equal local ids wins, as in a re-chunk
+                .map(|c| (c.local_id.as_str(), c))
+                .collect();
+            locals
+                .iter()
+                .filter_map(|l| {
+                    let c = by_id.get(l)?;
+                    Some((
+                        *l,
+                        ChunkNow {
+                            full: format_sha256(&c.digest),
+                            compact: c.outline.as_ref().map(|o| digest_of(o)),
+                        },
+                    ))
+                })
+                .collect()
+        };
+        let workspace = self.workspace();
+        if let Some(now) = workspace.if_unchanged_since_indexed(rel, &meta, from_record) {
             return Ok(now);
         }
-        self.read_chunks(rel, &path, |chunks| {
+        let bytes = self.read_file(&path)?;
+        if let Some(now) = workspace.if_indexed_bytes(rel, &bytes, from_record) {
+            return Ok(now);
+        }
+        self.chunk_bytes(rel, &bytes, |chunks| {
             let mut now = HashMap::new();
             for (c, region) in chunks {
                 if let Some(l) = locals.iter().find(|l| **l == c.local_id) {
@@ -203,11 +225,19 @@ impl WorkspaceProvider {
         }
     }
 
-    /// Files `verify` has read so far; the others it answered from the
-    /// index's digests. How a test checks that a request reads each file
-    /// once, and that an unchanged file is not read at all.
+    /// Files read so far to check held frames (`verify`, `resolve`); the
+    /// others `verify` answered from the index's digests. How a test checks
+    /// that a request reads each file once, and that a file proven
+    /// unchanged is not read at all.
     pub fn verify_file_reads(&self) -> u64 {
         self.file_reads.load(Ordering::Relaxed)
+    }
+
+    /// Files chunked so far to check held frames: those read whose bytes
+    /// the index does not hold (a change not re-indexed yet), and every
+    /// `resolve`.
+    pub fn verify_file_chunkings(&self) -> u64 {
+        self.file_chunkings.load(Ordering::Relaxed)
     }
 }
 

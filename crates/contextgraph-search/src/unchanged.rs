@@ -11,7 +11,9 @@
 //! took over without reading it under the stamp the tree holds (a full walk
 //! with no earlier tree to compare against trusts size and modification
 //! time only) is not proven until a refresh has hashed it again; an
-//! unsettled stamp is not proven either. Unproven files are read.
+//! unsettled stamp is not proven either. Unproven files are read, and
+//! answered from the index when their bytes hash to the indexed content
+//! ([`Workspace::if_indexed_bytes`]).
 //!
 //! [`Proven`] is kept beside the index and updated at the end of every
 //! refresh, after the index changes are applied: between the two a file's
@@ -106,5 +108,25 @@ impl Workspace {
             return None;
         }
         index.file(rel_path).map(read)
+    }
+
+    /// Answer `read` from the index's record of `rel_path` when `bytes`,
+    /// read from the file now, are exactly the bytes that record was built
+    /// from (same content hash): for a file whose stamp proves nothing (a
+    /// recent write, an index kept without its tree) but whose content the
+    /// index already holds, a hash instead of a re-chunk. `None` when the
+    /// index holds other bytes, or none: the caller chunks them itself.
+    pub fn if_indexed_bytes<R>(
+        &self,
+        rel_path: &str,
+        bytes: &[u8],
+        read: impl FnOnce(&FileRecord) -> R,
+    ) -> Option<R> {
+        let hash = crate::index::sha256(bytes);
+        let index = self.read_index();
+        index
+            .file(rel_path)
+            .filter(|r| r.skipped.is_none() && r.content_hash == hash)
+            .map(read)
     }
 }

@@ -155,9 +155,15 @@ fn verify_reads_a_file_once_for_all_its_frames() {
     let f = Fixture::new();
     let p = f.open();
     let ids = net_rs_ids(&p);
-    // Just written: its stamp is not settled, so the bytes are hashed.
-    let before = p.verify_file_reads();
+    // Just written: its stamp is not settled, so the bytes are read and
+    // hashed; they are the indexed bytes, so nothing is re-chunked.
+    let (before, chunked) = (p.verify_file_reads(), p.verify_file_chunkings());
     assert!(verdicts(&p, &ids).iter().all(|v| *v == Verdict::Valid));
+    assert_eq!(
+        p.verify_file_chunkings(),
+        chunked,
+        "the index holds these bytes"
+    );
     assert_eq!(
         p.verify_file_reads() - before,
         1,
@@ -168,9 +174,14 @@ fn verify_reads_a_file_once_for_all_its_frames() {
     // An edit inside one frame: that frame stale, the others valid, still one read.
     let edited = crate::common::NET_RS.replace("peer unreachable", "peer not reachable");
     f.write("src/net.rs", &edited);
-    let before = p.verify_file_reads();
+    let (before, chunked) = (p.verify_file_reads(), p.verify_file_chunkings());
     let now = verdicts(&p, &ids);
     assert_eq!(p.verify_file_reads() - before, 1);
+    assert_eq!(
+        p.verify_file_chunkings() - chunked,
+        1,
+        "not indexed yet: chunked once"
+    );
     let stale = now
         .iter()
         .filter(|v| matches!(v, Verdict::Stale { .. }))
@@ -218,12 +229,17 @@ fn verify_answers_an_unchanged_file_from_the_index_and_reads_a_changed_one() {
         .open(&path)
         .and_then(|file| file.set_modified(mtime))
         .expect("restore mtime");
-    let before = p.verify_file_reads();
+    let (before, chunked) = (p.verify_file_reads(), p.verify_file_chunkings());
     let now = verdicts(&p, &ids);
     assert_eq!(
         p.verify_file_reads() - before,
         1,
         "a moved stamp proves nothing: read"
+    );
+    assert_eq!(
+        p.verify_file_chunkings() - chunked,
+        1,
+        "other bytes than indexed"
     );
     assert_eq!(
         now.iter()
@@ -277,9 +293,10 @@ fn verify_reads_files_an_index_kept_without_their_tree() {
     let p = f.open();
     p.refresh()
         .expect("refresh: a full walk, no tree to compare with");
-    let before = p.verify_file_reads();
+    let (before, chunked) = (p.verify_file_reads(), p.verify_file_chunkings());
     let now = verdicts(&p, &ids);
     assert_eq!(p.verify_file_reads() - before, 1, "not proven: read");
+    assert_eq!(p.verify_file_chunkings() - chunked, 1, "the index is stale");
     assert_eq!(
         now.iter()
             .filter(|v| matches!(v, Verdict::Stale { .. }))
