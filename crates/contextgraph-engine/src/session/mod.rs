@@ -635,7 +635,6 @@ fn notes(
         if !included[i] {
             continue;
         }
-        n.sent += 1;
         match &c.why {
             SendReason::New => {}
             SendReason::Changed { replaces } => {
