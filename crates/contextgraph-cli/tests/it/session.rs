@@ -146,7 +146,7 @@ fn labels(v: &Value) -> Vec<String> {
 fn cgp_context_session_reuses_resends_and_withdraws() {
     let ws = Ws::new();
     let t1 = ws.turn("retry backoff delay", &[]);
-    let retry = sent(&t1, "contextgraph-provider-workspace")
+    let retry = sent(&t1, "workspace")
         .into_iter()
         .find(|s| s["label"].as_str().unwrap().contains("retry.rs"))
         .expect("retry.rs sent on turn 1")["label"]
@@ -198,7 +198,7 @@ fn cgp_context_session_reuses_resends_and_withdraws() {
     ws.write("ws/src/retry.rs", "pub fn retry_with_backoff(attempt: u32) -> u64 {\n    // capped at a minute\n    (1u64 << attempt.min(10)).min(60_000)\n}\n");
     std::fs::remove_file(ws.path("ws/src/config.rs")).unwrap();
     let t4 = ws.turn("retry backoff delay", &[]);
-    let changed: Vec<&Value> = sent(&t4, "contextgraph-provider-workspace")
+    let changed: Vec<&Value> = sent(&t4, "workspace")
         .into_iter()
         .filter(|s| s["reason"] == "changed")
         .collect();

@@ -95,7 +95,7 @@ async def main():
             r1 = await turn("retry backoff delay")
             s1 = r1.structured_content
             check(s1["session"]["turn"] == 1, "the first call is turn 1", r1)
-            ws1 = sent_of(s1, "contextgraph-provider-workspace")
+            ws1 = sent_of(s1, "workspace")
             check(any("retry.rs" in x["label"] for x in ws1), "retry.rs is sent on turn 1", r1)
             check(all(x["reason"] == "new" for x in s1["session"]["sent"]), "turn 1 sends only new frames", r1)
             check("retry_with_backoff" in text_of(r1), "the retry block is in the text", r1)
@@ -141,7 +141,7 @@ async def main():
 
             r4 = await turn("retry backoff delay")
             s4 = r4.structured_content
-            changed = [x for x in sent_of(s4, "contextgraph-provider-workspace") if x["reason"] == "changed"]
+            changed = [x for x in sent_of(s4, "workspace") if x["reason"] == "changed"]
             check(any(x["replaces"] == retry_label for x in changed), "the edited file's frame is resent, replacing the earlier one", r4)
             check("replaces the earlier" in text_of(r4) and "min(60_000)" in text_of(r4), "the text carries the new body and the note", r4)
             check(retry_label not in [u["label"] for u in s4["session"]["unchanged"]], "the edited frame is never called unchanged", r4)
