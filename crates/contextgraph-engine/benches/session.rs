@@ -12,6 +12,11 @@
 //! `context_in_session` with 50 held frames against `context`, alternating,
 //! and reports medians (what revalidation adds per call). Exits non-zero if
 //! a stale frame is ever listed as unchanged or a target is missed.
+//!
+//! `CGP_BENCH_REPO=DIR` takes the sources from another checkout (a fixed
+//! corpus for before/after figures: this repository's own sources change
+//! with every commit); `CGP_BENCH_DUMP=FILE` appends each turn's notes and
+//! prompt to FILE, to read what the model is sent.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -223,6 +228,19 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
             turn.withdrawn.len(),
             wanted.len()
         );
+        if let Some(dump) = std::env::var_os("CGP_BENCH_DUMP") {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dump)
+                .expect("dump");
+            let _ = writeln!(
+                f,
+                "===== {name} turn {n}\n{}----\n{}",
+                turn.notes, turn.prompt
+            );
+        }
         sent_total += turn.figures.tokens_sent;
         independent_total += turn.independent_tokens;
         session = turn.into_next_session();

@@ -13,8 +13,10 @@
 //! This crate turns those hits into frames: `symbol`, `doc` and `snippet`
 //! frames whose `file` provenance digest covers exactly the addressed lines
 //! as they are on disk at retrieval time (F5), compact outlines with a
-//! resolvable `content_ref` (P2), budget packing, and `verify` re-hashing
-//! the current bytes (V1–V4); [`serve`] runs it over stdio.
+//! resolvable `content_ref` (P2), budget packing, and `verify` judging
+//! each held frame against its file as it is now, one look per file (the
+//! index's digests where the file's stamp proves it unchanged, else its
+//! bytes hashed; V1–V4); [`serve`] runs it over stdio.
 //!
 //! Entry point: [`WorkspaceProvider::open`], then serve it with
 //! `contextgraph_provider_sdk::serve_stdio` (the `contextgraph-provider-workspace`
@@ -34,6 +36,7 @@
 
 mod provider;
 pub mod serve;
+mod verify;
 
 // The search library's modules, under the paths they had before the split.
 pub use contextgraph_search::{

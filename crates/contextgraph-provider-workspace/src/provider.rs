@@ -1,27 +1,25 @@
 //! [`WorkspaceProvider`]: the index, kept fresh, answering the protocol.
 
-use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::Duration;
 
-use contextgraph_provider_sdk::{
-    file_excerpt, pack, verify_each, FrameBuilder, Provider, ProviderError,
-};
+use contextgraph_provider_sdk::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::{
     token_cost_of_len, Capabilities, ContentFidelity, ContentRef, ContextFrame, ContextQuery,
     ContextQueryResult, DataFlow, EgressScope, FrameKind, LineRange, ProviderInfo, QueryCapability,
-    Representation, Timestamp, Transform, Verdict, VerifyRequest, VerifyResponse,
+    Representation, Timestamp, Transform, VerifyRequest, VerifyResponse,
 };
 
+use crate::verify::GoneReason;
 use contextgraph_search::chunk::code::name_in_file;
-use contextgraph_search::chunk::{chunk_file, LineIndex};
 use contextgraph_search::index::{sha256, ChunkRecord};
 use contextgraph_search::lang::Language;
 use contextgraph_search::store::StoreError;
 use contextgraph_search::uri::{file_uri, CONTENT_REF_SCHEME};
-use contextgraph_search::walk::content_gate;
 use contextgraph_search::{
     FileCache, IndexError, IndexSource, IndexStats, RefreshReport, SearchOptions, SearchView,
     Workspace, WorkspaceOptions,
@@ -32,10 +30,6 @@ pub const PROVIDER_NAME: &str = "contextgraph-provider-workspace";
 
 /// The version reported in the handshake and provenance `by`.
 pub const PROVIDER_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Most identities answered in one `verify` (the rest get no verdict, which
-/// hosts read as `unknown`): bounds the work one request can cause.
-const MAX_VERIFY_IDS: usize = 4096;
 
 /// Most candidates turned into frames per query before packing.
 const MAX_MATERIALIZED: usize = 400;
@@ -73,6 +67,12 @@ pub struct WorkspaceProvider {
     /// When set, each query first brings the index up to date within this
     /// deadline ([`WorkspaceProvider::with_fresh_queries`]).
     fresh_within: Option<Duration>,
+    /// Files read to check held frames (see
+    /// [`WorkspaceProvider::verify_file_reads`]).
+    pub(crate) file_reads: Arc<AtomicU64>,
+    /// Files chunked to check held frames (see
+    /// [`WorkspaceProvider::verify_file_chunkings`]).
+    pub(crate) file_chunkings: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for WorkspaceProvider {
@@ -98,6 +98,8 @@ impl WorkspaceProvider {
             WorkspaceProvider {
                 workspace,
                 fresh_within: None,
+                file_reads: Arc::default(),
+                file_chunkings: Arc::default(),
             },
             source,
         ))
@@ -151,10 +153,6 @@ impl WorkspaceProvider {
         Ok(self.workspace.refresh_within(deadline)?)
     }
 
-    fn walk_options(&self) -> &contextgraph_search::WalkOptions {
-        &self.workspace.options().walk
-    }
-
     /// The full source behind a compact frame's `content_ref`, when the file
     /// still holds exactly the bytes the reference names (its digest matches).
     pub fn resolve(&self, content_ref: &ContentRef) -> Result<String, ProviderError> {
@@ -186,48 +184,23 @@ impl WorkspaceProvider {
     }
 
     /// The chunk a frame id names, re-chunked from the file as it is now.
-    fn current_chunk(&self, frame_id: &str) -> Result<CurrentChunk, &'static str> {
+    fn current_chunk(&self, frame_id: &str) -> Result<CurrentChunk, GoneReason> {
         let (rel, local) = frame_id
             .rsplit_once('#')
             .ok_or("not a frame id of this provider")?;
-        if rel.split('/').any(|s| s == ".." || s.is_empty()) {
-            return Err("not a workspace path");
-        }
-        if contextgraph_search::walk::name_gate(rel, self.walk_options()).is_some() {
-            return Err("file is excluded");
-        }
-        // A file the walk would leave out (gitignored, .cgpignore'd) is
-        // `gone` with no digest: answering `stale` with its replacement
-        // digest would let a peer brute-force its content.
-        if contextgraph_search::walk::is_ignored(self.root(), rel) {
-            return Err("file is excluded");
-        }
-        let path = self.root().join(rel);
-        // Identities come from the peer: never follow a symlinked directory out of the root.
-        let real = std::fs::canonicalize(&path).map_err(|_| "file is gone")?;
-        if real != path || !real.starts_with(self.root()) {
-            return Err("file is not a regular file inside the workspace");
-        }
-        let meta = std::fs::symlink_metadata(&path).map_err(|_| "file is gone")?;
-        if !meta.is_file() || meta.len() > self.walk_options().max_file_bytes {
-            return Err("file is gone or excluded");
-        }
-        let bytes = std::fs::read(&path).map_err(|_| "file is gone")?;
-        let text = content_gate(&bytes).map_err(|_| "file is no longer indexable text")?;
-        let language = Language::detect(rel);
-        let chunk = chunk_file(rel, language, text)
-            .into_iter()
-            .find(|c| c.local_id == local)
-            .ok_or("the chunk no longer exists")?;
-        let lines = LineIndex::new(text);
-        let region = lines
-            .slice(text, chunk.start_line, chunk.end_line)
-            .ok_or("the chunk no longer exists")?
-            .to_owned();
-        Ok(CurrentChunk {
-            region,
-            outline: chunk.outline,
-        })
+        let mut ignore = contextgraph_search::walk::IgnoreRules::new(self.root());
+        let (path, _) = self.admitted_file(rel, &mut ignore)?;
+        self.read_chunks(rel, &path, |chunks| {
+            chunks
+                .into_iter()
+                .find(|(c, _)| c.local_id == local)
+                .map(|(_c, region)| CurrentChunk {
+                    region: region.to_owned(),
+                    #[cfg(feature = "bench-internals")]
+                    outline: _c.outline,
+                })
+        })?
+        .ok_or("the chunk no longer exists")
     }
 
     /// Build the frame of one candidate from the file bytes as they are now;
@@ -294,8 +267,11 @@ impl WorkspaceProvider {
     }
 }
 
+/// A chunk re-read from its file (for `resolve`).
 struct CurrentChunk {
     region: String,
+    /// Only the per-identity `verify` kept for the benchmark reads it.
+    #[cfg(feature = "bench-internals")]
     outline: Option<String>,
 }
 
@@ -439,6 +415,21 @@ impl Provider for WorkspaceProvider {
     }
 
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
+        self.verify_by_file(request)
+    }
+}
+
+/// `verify` as it was before identities were grouped by file: each identity
+/// re-reads and re-chunks its file. For the verify benchmark's side-by-side
+/// figures only.
+#[cfg(feature = "bench-internals")]
+impl WorkspaceProvider {
+    #[doc(hidden)]
+    pub fn verify_per_identity(&self, request: &VerifyRequest) -> VerifyResponse {
+        use crate::verify::MAX_VERIFY_IDS;
+        use contextgraph_provider_sdk::verify_each;
+        use contextgraph_types::Verdict;
+        use std::collections::HashMap;
         let mut cache: HashMap<String, Result<CurrentChunk, &'static str>> = HashMap::new();
         let indexed_compact: HashMap<String, String> = {
             let view = self.workspace.view();

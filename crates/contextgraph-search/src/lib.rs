@@ -55,6 +55,7 @@ pub mod store;
 pub mod term_counts;
 pub mod tokenize;
 mod tree;
+mod unchanged;
 pub mod uri;
 pub mod vectors_file;
 pub mod walk;

@@ -123,9 +123,13 @@ impl Workspace {
         // Work items from this position on are only verified (see
         // `Delta::verify`): not pending when a deadline stops them.
         let mut verify_from = usize::MAX;
+        // Whether the whole tree was rebuilt (every proof re-derived) rather
+        // than only the files looked at (see `crate::unchanged`).
+        let mut full = true;
         match (quick, tree_slot.as_ref()) {
             (Some(delta), Some(tree)) => {
                 tree_changed = delta.tree_changed;
+                full = false;
                 let index = self.read_index();
                 removed = delta
                     .gone
@@ -192,6 +196,11 @@ impl Workspace {
                         (Some(b), Some(n)) if b != n
                     )
                 };
+                // Files kept on size and modification time alone, with no
+                // earlier tree whose stamps saw them read: an edit that
+                // restored both would go unseen, so their stamps are not
+                // trusted until the next check hashes them again.
+                let mut unproven: Vec<&str> = Vec::new();
                 for f in &walked.files {
                     match index.file(&f.rel_path) {
                         Some(rec)
@@ -204,16 +213,32 @@ impl Workspace {
                             if let Some(reason) = rec.skipped {
                                 *report.skipped.entry(reason).or_default() += 1;
                             }
+                            if previous_tree.is_none() {
+                                unproven.push(&f.rel_path);
+                            }
                         }
                         Some(rec) => work.push((f.clone(), Some(rec.clone()))),
                         None => work.push((f.clone(), None)),
                     }
                 }
                 drop(index);
+                let mut tree = tree;
+                if let Some(tree) = tree.as_mut() {
+                    for rel in unproven {
+                        if let Some(known) = tree.files.get_mut(rel) {
+                            known.settled = false;
+                        }
+                    }
+                }
                 *tree_slot = tree;
             }
         }
         removed.sort();
+        let looked_at: Vec<String> = work
+            .iter()
+            .map(|(f, _)| f.rel_path.clone())
+            .chain(removed.iter().cloned())
+            .collect();
         let now = (shared.options.clock)();
         let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
@@ -308,6 +333,20 @@ impl Workspace {
                 index.upsert(r);
             }
             index.compact_if_sparse();
+        }
+        {
+            // After the index: see `crate::unchanged` on the order.
+            let index = self.read_index();
+            let mut proven = shared.proven.write().unwrap_or_else(|p| p.into_inner());
+            if full {
+                proven.rebuild(tree_slot.as_ref(), &index);
+            } else {
+                proven.update(
+                    tree_slot.as_ref(),
+                    &index,
+                    looked_at.iter().map(String::as_str),
+                );
+            }
         }
         if let Some(store) = &shared.store {
             let mut written = false;

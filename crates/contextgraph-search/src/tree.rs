@@ -134,6 +134,11 @@ impl Stamp {
         self.size
     }
 
+    /// Modification time, nanoseconds since the epoch.
+    pub(crate) fn mtime_ns(&self) -> i64 {
+        self.mtime_ns
+    }
+
     /// Modification time.
     pub(crate) fn modified(&self) -> SystemTime {
         let magnitude = std::time::Duration::from_nanos(self.mtime_ns.unsigned_abs());

@@ -274,66 +274,116 @@ pub(crate) fn rel_to_string(rel: &Path) -> String {
 /// `verify` of a frame id a peer sent must say `gone` for a file the walk
 /// would never index, not leak its digest. The deepest rule that matches
 /// decides, as in git; `.cgpignore` overrides `.gitignore` in the same
-/// directory.
+/// directory. For many paths at once use [`IgnoreRules`].
 pub fn is_ignored(root: &Path, rel_path: &str) -> bool {
-    use ignore::gitignore::{Gitignore, GitignoreBuilder};
-    use ignore::Match;
-    let path = root.join(rel_path);
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    // The file's directories, deepest first, down from the root…
-    let mut dir = path.parent().map(Path::to_path_buf);
-    while let Some(d) = dir {
-        let at_root = d == root;
-        dirs.push(d.clone());
-        if at_root || !d.starts_with(root) {
-            break;
+    IgnoreRules::new(root).is_ignored(rel_path)
+}
+
+/// [`is_ignored`] for many paths of one answer: each directory's rules and
+/// the global excludes are read and compiled once, not once per path (a
+/// `verify` of a session's held frames asks about dozens of files sharing
+/// their directories). Rules files read once stay in force for the life of
+/// the value, so keep it for one answer only.
+pub struct IgnoreRules {
+    root: PathBuf,
+    /// The repository root (the root or the nearest parent holding `.git`)
+    /// and the root's parents up to it; found on first use.
+    above: Option<(PathBuf, Vec<PathBuf>)>,
+    /// Each directory's compiled rules; `None`: it has none.
+    by_dir: std::collections::HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>,
+    global: Option<ignore::gitignore::Gitignore>,
+}
+
+impl IgnoreRules {
+    /// Rules for paths under `root` (canonical), read as they are asked for.
+    pub fn new(root: &Path) -> IgnoreRules {
+        IgnoreRules {
+            root: root.to_path_buf(),
+            above: None,
+            by_dir: std::collections::HashMap::new(),
+            global: None,
         }
-        dir = d.parent().map(Path::to_path_buf);
     }
-    // …then the root's parents up to the repository root.
-    let mut repo_root = root.to_path_buf();
-    if !root.join(".git").exists() {
-        for parent in root.ancestors().skip(1) {
-            dirs.push(parent.to_path_buf());
-            if parent.join(".git").exists() {
-                repo_root = parent.to_path_buf();
+
+    /// Whether `rel_path` is excluded (see [`is_ignored`]).
+    pub fn is_ignored(&mut self, rel_path: &str) -> bool {
+        use ignore::Match;
+        let root = self.root.clone();
+        let path = root.join(rel_path);
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        // The file's directories, deepest first, down from the root…
+        let mut dir = path.parent().map(Path::to_path_buf);
+        while let Some(d) = dir {
+            let at_root = d == root;
+            dirs.push(d.clone());
+            if at_root || !d.starts_with(&root) {
                 break;
             }
+            dir = d.parent().map(Path::to_path_buf);
+        }
+        // …then the root's parents up to the repository root.
+        let (repo_root, parents) = self.above.get_or_insert_with(|| {
+            let mut repo_root = root.clone();
+            let mut parents = Vec::new();
+            if !root.join(".git").exists() {
+                for parent in root.ancestors().skip(1) {
+                    parents.push(parent.to_path_buf());
+                    if parent.join(".git").exists() {
+                        repo_root = parent.to_path_buf();
+                        break;
+                    }
+                }
+            }
+            (repo_root, parents)
+        });
+        dirs.extend(parents.iter().cloned());
+        let repo_root = repo_root.clone();
+        let decide = |m: Match<&ignore::gitignore::Glob>| match m {
+            Match::Ignore(_) => Some(true),
+            Match::Whitelist(_) => Some(false),
+            Match::None => None,
+        };
+        for d in dirs {
+            let matcher = self
+                .by_dir
+                .entry(d)
+                .or_insert_with_key(|d| rules_in(d, *d == repo_root));
+            if let Some(matcher) = matcher {
+                if let Some(ignored) = decide(matcher.matched_path_or_any_parents(&path, false)) {
+                    return ignored;
+                }
+            }
+        }
+        let global = self
+            .global
+            .get_or_insert_with(|| ignore::gitignore::Gitignore::global().0);
+        decide(global.matched_path_or_any_parents(&path, false)).unwrap_or(false)
+    }
+}
+
+/// The compiled rules of directory `d` (with `.git/info/exclude` when it is
+/// the repository root); `None` when it has none.
+fn rules_in(d: &Path, repo_root: bool) -> Option<ignore::gitignore::Gitignore> {
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(d);
+    let mut any = false;
+    for name in [".gitignore", PROJECT_IGNORE_FILE] {
+        let file = d.join(name);
+        if file.is_file() {
+            any = true;
+            let _ = builder.add(file);
         }
     }
-    let decide = |m: Match<&ignore::gitignore::Glob>| match m {
-        Match::Ignore(_) => Some(true),
-        Match::Whitelist(_) => Some(false),
-        Match::None => None,
-    };
-    for d in &dirs {
-        let mut builder = GitignoreBuilder::new(d);
-        let mut any = false;
-        for name in [".gitignore", PROJECT_IGNORE_FILE] {
-            let file = d.join(name);
-            if file.is_file() {
-                any = true;
-                let _ = builder.add(file);
-            }
-        }
-        if d == &repo_root {
-            let exclude = d.join(".git/info/exclude");
-            if exclude.is_file() {
-                any = true;
-                let _ = builder.add(exclude);
-            }
-        }
-        if !any {
-            continue;
-        }
-        if let Ok(matcher) = builder.build() {
-            if let Some(ignored) = decide(matcher.matched_path_or_any_parents(&path, false)) {
-                return ignored;
-            }
+    if repo_root {
+        let exclude = d.join(".git/info/exclude");
+        if exclude.is_file() {
+            any = true;
+            let _ = builder.add(exclude);
         }
     }
-    let (global, _) = Gitignore::global();
-    decide(global.matched_path_or_any_parents(&path, false)).unwrap_or(false)
+    if !any {
+        return None;
+    }
+    builder.build().ok()
 }
 
 /// Gates decided by the path alone (no read).

@@ -71,6 +71,9 @@ pub(crate) struct Shared {
     /// Chunk vectors for the semantic signal, built on first use and
     /// brought up to date (by content digest) before each scoring.
     pub(crate) semantic: Mutex<Option<crate::semantic::SemanticIndex>>,
+    /// The files whose indexed bytes their metadata proves unchanged (see
+    /// [`crate::unchanged`]); empty until the first refresh.
+    pub(crate) proven: RwLock<crate::unchanged::Proven>,
 }
 
 /// The search index of one workspace directory. Cheap to clone (shared
@@ -147,6 +150,7 @@ impl Workspace {
                 tree_load_tried: AtomicBool::new(false),
                 loaded_binding,
                 semantic: Mutex::new(None),
+                proven: RwLock::new(crate::unchanged::Proven::default()),
             }),
         };
         if source != IndexSource::Loaded {

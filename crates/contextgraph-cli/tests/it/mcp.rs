@@ -90,8 +90,12 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
     .await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let prompt = text(&result);
-    // Fenced under the provider's cgp.toml key (the built-in `workspace`).
-    assert!(prompt.contains(" provider=\"workspace\""), "{prompt}");
+    // Fenced under the provider's cgp.toml key (the built-in `workspace`):
+    // a session names its first provider once, for all its blocks.
+    assert!(
+        prompt.contains("a block without provider= is from provider \"workspace\""),
+        "{prompt}"
+    );
     assert!(prompt.contains("retry_with_backoff"), "{prompt}");
     let s = result.structured_content.expect("structured content");
     let citations = s["citations"].as_array().expect("citations");

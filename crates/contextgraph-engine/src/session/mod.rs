@@ -437,7 +437,7 @@ impl Engine {
                 .then_with(|| cb.id.cmp(&ca.id))
         });
         let mut dropping = order.into_iter();
-        let (token, token_changed, preamble_held, blocks, notes) = loop {
+        let (token, token_changed, preamble_held, unnamed, blocks, notes) = loop {
             let outs: Vec<OutBlock<'_>> = candidates
                 .iter()
                 .zip(&labels)
@@ -452,7 +452,17 @@ impl Engine {
                 .collect();
             let (token, changed) = session_token(session.token(), &outs);
             let preamble_held = session.preamble_delivered() && !changed;
-            let blocks: Vec<String> = outs.iter().map(|b| block_bytes(b, &token)).collect();
+            // Declared with the preamble: kept once chosen, chosen (the
+            // first block's provider) only when the preamble goes out.
+            let unnamed: Option<String> = match (session.unnamed_provider(), preamble_held) {
+                (Some(p), _) => Some(p.to_owned()),
+                (None, true) => None,
+                (None, false) => outs.first().map(|b| b.provider.to_owned()),
+            };
+            let blocks: Vec<String> = outs
+                .iter()
+                .map(|b| block_bytes(b, &token, unnamed.as_deref()))
+                .collect();
             let notes = self::notes(
                 turn_no,
                 &candidates,
@@ -461,14 +471,14 @@ impl Engine {
                 &unchanged,
                 &withdrawn,
             );
-            let prompt = render::prompt(&blocks, preamble_held);
+            let prompt = render::prompt(&blocks, preamble_held, unnamed.as_deref());
             let cost = u64::from(token_cost_of_len(notes.len() + prompt.len()));
             if cost <= budget || blocks.is_empty() {
-                break (token, changed, preamble_held, blocks, notes);
+                break (token, changed, preamble_held, unnamed, blocks, notes);
             }
             match dropping.next() {
                 Some(i) => included[i] = false,
-                None => break (token, changed, preamble_held, blocks, notes),
+                None => break (token, changed, preamble_held, unnamed, blocks, notes),
             }
         };
         // Re-checked frames that did not fit are withdrawn, not kept.
@@ -484,7 +494,7 @@ impl Engine {
                 }
             }
         }
-        let prompt = render::prompt(&blocks, preamble_held);
+        let prompt = render::prompt(&blocks, preamble_held, unnamed.as_deref());
         let notes = if dropped_recheck {
             self::notes(
                 turn_no,
@@ -578,7 +588,7 @@ impl Engine {
         // The preamble is held once delivered with this token (a changed
         // token sends it again).
         let preamble = preamble_held || !blocks.is_empty();
-        let next = session.next(Some(token), preamble, next_held, &figures);
+        let next = session.next(Some(token), preamble, unnamed, next_held, &figures);
         let labelled = |h: &HeldFrame, reason: Option<String>| LabelledFrame {
             label: h.label.clone(),
             frame: h.frame.clone(),
@@ -635,7 +645,6 @@ fn notes(
         if !included[i] {
             continue;
         }
-        n.sent += 1;
         match &c.why {
             SendReason::New => {}
             SendReason::Changed { replaces } => {

@@ -96,6 +96,11 @@ pub struct Session {
     /// the model of it in one line instead of sending it again.
     #[serde(default)]
     preamble: bool,
+    /// The provider whose blocks do not name it: declared with the
+    /// preamble, so only once `preamble` was delivered (see
+    /// `session/render.rs`). `None`: every block names its provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unnamed_provider: Option<String>,
     turn: u64,
     held: Vec<HeldFrame>,
     totals: SessionTotals,
@@ -107,6 +112,7 @@ impl Default for Session {
             format: SESSION_FORMAT.to_owned(),
             token: None,
             preamble: false,
+            unnamed_provider: None,
             turn: 0,
             held: Vec::new(),
             totals: SessionTotals::default(),
@@ -160,10 +166,19 @@ impl Session {
         self.preamble && self.token.is_some()
     }
 
+    /// The provider whose blocks omit `provider=`, declared to the model
+    /// with the preamble it holds; `None` when every block names its own.
+    pub fn unnamed_provider(&self) -> Option<&str> {
+        self.unnamed_provider
+            .as_deref()
+            .filter(|_| self.preamble_delivered())
+    }
+
     pub(crate) fn next(
         &self,
         token: Option<String>,
         preamble: bool,
+        unnamed_provider: Option<String>,
         mut held: Vec<HeldFrame>,
         turn_totals: &SessionTotals,
     ) -> Session {
@@ -177,6 +192,7 @@ impl Session {
             format: SESSION_FORMAT.to_owned(),
             token,
             preamble,
+            unnamed_provider: unnamed_provider.filter(|_| preamble),
             turn: self.turn.saturating_add(1),
             held,
             totals: self.totals.plus(turn_totals),
@@ -221,6 +237,13 @@ impl Session {
             if !ok {
                 return invalid("the boundary token is not 4 to 16 lowercase hex digits".into());
             }
+        }
+        if self
+            .unnamed_provider
+            .as_ref()
+            .is_some_and(|p| p.is_empty() || p.len() > MAX_ID_BYTES)
+        {
+            return invalid("the unnamed provider is empty or oversized".into());
         }
         if self.held.len() > MAX_HELD {
             return invalid(format!(
@@ -300,6 +323,7 @@ mod tests {
             format: SESSION_FORMAT.into(),
             token: token.map(str::to_owned),
             preamble: false,
+            unnamed_provider: None,
             turn: 2,
             held,
             totals: SessionTotals::default(),
@@ -359,7 +383,7 @@ mod tests {
                 )
             })
             .collect();
-        let next = Session::new().next(None, false, many, &SessionTotals::default());
+        let next = Session::new().next(None, false, None, many, &SessionTotals::default());
         assert_eq!(next.held().len(), MAX_HELD);
         assert!(next.held().iter().all(|h| h.turn == 2));
     }
