@@ -71,6 +71,7 @@ impl Writer {
     }
 }
 
+#[derive(Debug, Clone)]
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
 }
@@ -187,6 +188,13 @@ fn kind_from(t: u8) -> Option<ChunkKind> {
 }
 
 pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
+    write_head(w, f);
+    write_chunks(w, &f.chunks, with_terms);
+}
+
+/// A record's file-level fields (path, hash, size, time, language, gate):
+/// what a snapshot keeps decoded in memory for every file.
+pub(crate) fn write_head(w: &mut Writer, f: &FileRecord) {
     w.str(&f.rel_path);
     w.raw(&f.content_hash);
     w.u64(f.size);
@@ -205,8 +213,13 @@ pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
             .unwrap_or(0) as u8
             + 1
     }));
-    w.len(f.chunks.len());
-    for c in &f.chunks {
+}
+
+/// A file's chunk records (the part of a record a snapshot keeps apart,
+/// decoded only when a query or a refresh touches the file).
+pub(crate) fn write_chunks(w: &mut Writer, chunks: &[ChunkRecord], with_terms: bool) {
+    w.len(chunks.len());
+    for c in chunks {
         w.u8(kind_tag(c.kind));
         w.str(&c.local_id);
         w.str(&c.title);
@@ -247,6 +260,13 @@ pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
 }
 
 pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileRecord> {
+    let mut record = read_head(r)?;
+    record.chunks = read_chunks(r, with_terms)?;
+    Some(record)
+}
+
+/// The fields [`write_head`] wrote, as a record without chunks.
+pub(crate) fn read_head(r: &mut Reader<'_>) -> Option<FileRecord> {
     let rel_path = r.string()?;
     let content_hash = r.array32()?;
     let size = r.u64()?;
@@ -260,6 +280,19 @@ pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileReco
         0 => None,
         n => Some(*SkipReason::ALL.get(usize::from(n) - 1)?),
     };
+    Some(FileRecord {
+        rel_path,
+        content_hash,
+        size,
+        mtime_ns,
+        language,
+        skipped,
+        chunks: Vec::new(),
+    })
+}
+
+/// The chunk records [`write_chunks`] wrote.
+pub(crate) fn read_chunks(r: &mut Reader<'_>, with_terms: bool) -> Option<Vec<ChunkRecord>> {
     let n = r.len_prefix()?;
     let mut chunks = Vec::with_capacity(n);
     for _ in 0..n {
@@ -328,13 +361,5 @@ pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileReco
             imports,
         });
     }
-    Some(FileRecord {
-        rel_path,
-        content_hash,
-        size,
-        mtime_ns,
-        language,
-        skipped,
-        chunks,
-    })
+    Some(chunks)
 }

@@ -130,7 +130,7 @@ impl Workspace {
                 removed = delta
                     .gone
                     .into_iter()
-                    .filter(|p| index.file(p).is_some())
+                    .filter(|p| index.file_head(p).is_some())
                     .collect();
                 for known in tree.files.values() {
                     if let Some(reason) = known.skipped {
@@ -144,7 +144,7 @@ impl Workspace {
                     .map(|f| f.rel_path.as_str())
                     .chain(removed.iter().map(String::as_str))
                     .collect();
-                for rec in index.records() {
+                for rec in index.heads() {
                     if looked_at.contains(rec.rel_path.as_str()) {
                         continue;
                     }
@@ -176,7 +176,7 @@ impl Workspace {
                 let index = self.read_index();
                 let present: HashSet<&str> =
                     walked.files.iter().map(|f| f.rel_path.as_str()).collect();
-                for rec in index.records() {
+                for rec in index.heads() {
                     if !present.contains(rec.rel_path.as_str()) {
                         removed.push(rec.rel_path.clone());
                     }
@@ -193,7 +193,7 @@ impl Workspace {
                     )
                 };
                 for f in &walked.files {
-                    match index.file(&f.rel_path) {
+                    match index.file_head(&f.rel_path) {
                         Some(rec)
                             if rec.size == f.size
                                 && rec.mtime_ns.is_some()
@@ -205,7 +205,7 @@ impl Workspace {
                                 *report.skipped.entry(reason).or_default() += 1;
                             }
                         }
-                        Some(rec) => work.push((f.clone(), Some(rec.clone()))),
+                        Some(_) => work.push((f.clone(), index.file(&f.rel_path).cloned())),
                         None => work.push((f.clone(), None)),
                     }
                 }
