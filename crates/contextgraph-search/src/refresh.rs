@@ -217,6 +217,7 @@ impl Workspace {
         let now = (shared.options.clock)();
         let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
+        let mut touches: Vec<JournalEntry> = Vec::new();
         for (i, ((file, previous), outcome)) in work.into_iter().zip(outcomes).enumerate() {
             let Some(outcome) = outcome else {
                 // Not reached: judged again by the next check.
@@ -238,7 +239,7 @@ impl Workspace {
                 continue;
             };
             report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
-            let Some(mut record) = outcome else {
+            let Some(record) = outcome else {
                 // Vanished between walk and read: treat as removed.
                 if let Some(tree) = tree_slot.as_mut() {
                     tree.files.remove(&file.rel_path);
@@ -268,16 +269,15 @@ impl Workspace {
                     if prev.content_hash == record.content_hash
                         && prev.skipped == record.skipped =>
                 {
+                    // Same bytes: chunks and postings stay, only the size
+                    // and time move (no terms rebuilt from the postings).
                     report.touched += 1;
-                    // Records held by the index keep their terms in the
-                    // postings: take them back for the re-upsert and journal.
-                    let mut kept = self
-                        .read_index()
-                        .record_with_terms(&prev.rel_path)
-                        .unwrap_or(prev);
-                    kept.mtime_ns = record.mtime_ns;
-                    kept.size = record.size;
-                    record = kept;
+                    touches.push(JournalEntry::Touch {
+                        rel_path: record.rel_path,
+                        size: record.size,
+                        mtime_ns: record.mtime_ns,
+                    });
+                    continue;
                 }
                 Some(_) => report.changed += 1,
                 None => report.added += 1,
@@ -307,6 +307,16 @@ impl Workspace {
             for r in upserts {
                 index.upsert(r);
             }
+            for t in &touches {
+                if let JournalEntry::Touch {
+                    rel_path,
+                    size,
+                    mtime_ns,
+                } = t
+                {
+                    index.touch(rel_path, *size, *mtime_ns);
+                }
+            }
             index.compact_if_sparse();
         }
         if let Some(store) = &shared.store {
@@ -319,6 +329,7 @@ impl Workspace {
                 let mut entries: Vec<JournalEntry> =
                     removed.into_iter().map(JournalEntry::Delete).collect();
                 entries.extend(journal_upserts.into_iter().map(JournalEntry::Upsert));
+                entries.extend(touches);
                 store.append(&entries)?;
                 written = true;
             }

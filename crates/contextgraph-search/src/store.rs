@@ -129,6 +129,16 @@ pub enum JournalEntry {
     Upsert(FileRecord),
     /// A file is gone.
     Delete(String),
+    /// A file's metadata changed, not its content: its new size and
+    /// modification time (see [`Index::touch`]).
+    Touch {
+        /// The file.
+        rel_path: String,
+        /// Its size.
+        size: u64,
+        /// Its modification time, nanoseconds since the epoch.
+        mtime_ns: Option<i128>,
+    },
 }
 
 /// The on-disk index of one workspace.
@@ -297,6 +307,13 @@ impl Store {
                         JournalEntry::Delete(path) => {
                             index.remove(&path);
                         }
+                        JournalEntry::Touch {
+                            rel_path,
+                            size,
+                            mtime_ns,
+                        } => {
+                            index.touch(&rel_path, size, mtime_ns);
+                        }
                     }
                 }
             }
@@ -462,6 +479,22 @@ fn write_entry(w: &mut Writer, e: &JournalEntry) {
             w.u8(2);
             w.str(p);
         }
+        JournalEntry::Touch {
+            rel_path,
+            size,
+            mtime_ns,
+        } => {
+            w.u8(3);
+            w.str(rel_path);
+            w.u64(*size);
+            match mtime_ns {
+                Some(m) => {
+                    w.u8(1);
+                    w.raw(&m.to_le_bytes());
+                }
+                None => w.u8(0),
+            }
+        }
     }
 }
 
@@ -469,6 +502,15 @@ fn read_entry(r: &mut Reader<'_>) -> Option<JournalEntry> {
     let e = match r.u8()? {
         1 => JournalEntry::Upsert(crate::codec::read_file(r, true)?),
         2 => JournalEntry::Delete(r.string()?),
+        3 => JournalEntry::Touch {
+            rel_path: r.string()?,
+            size: r.u64()?,
+            mtime_ns: match r.u8()? {
+                0 => None,
+                1 => Some(i128::from_le_bytes(r.take(16)?.try_into().ok()?)),
+                _ => return None,
+            },
+        },
         _ => return None,
     };
     r.is_empty().then_some(e)

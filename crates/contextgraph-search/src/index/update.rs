@@ -53,6 +53,23 @@ impl Index {
         self.by_path.insert(path, file_no);
     }
 
+    /// A file's metadata changed but not its content (same hash): record
+    /// the new size and modification time, keeping chunks and postings.
+    /// Returns whether the file was known.
+    pub fn touch(&mut self, rel_path: &str, size: u64, mtime_ns: Option<i128>) -> bool {
+        let Some(&file_no) = self.by_path.get(rel_path) else {
+            return false;
+        };
+        let Some(Some(entry)) = self.files.get_mut(file_no as usize) else {
+            return false;
+        };
+        for record in std::iter::once(&mut entry.head).chain(entry.record.get_mut()) {
+            record.size = size;
+            record.mtime_ns = mtime_ns;
+        }
+        true
+    }
+
     /// Remove a file; returns its record when it was known.
     pub fn remove(&mut self, rel_path: &str) -> Option<FileRecord> {
         let file_no = *self.by_path.get(rel_path)?;

@@ -200,3 +200,32 @@ fn the_check_before_an_answer_does_not_wait_for_the_watcher() {
         ["src/quiet/unseen.rs#quiet::unseen::unheralded_ibis"]
     );
 }
+
+#[test]
+fn a_touched_file_keeps_its_chunks_and_its_new_time_survives_a_reload() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let config = dir.path().join("src/config.rs");
+    backdate(&config);
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    ws.refresh().expect("refresh");
+    // Same bytes, another modification time (a checkout, a `touch`).
+    let later = std::time::SystemTime::now() - Duration::from_secs(1800);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&config)
+        .expect("open");
+    file.set_modified(later).expect("set mtime");
+    drop(file);
+    let report = ws.refresh().expect("refresh");
+    assert_eq!((report.touched, report.changed), (1, 0), "{report:?}");
+    let wanted = "src/config.rs#config::parse_timeout".to_string();
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+    drop(ws);
+    // A new process replays the journal's touch: nothing left to re-read.
+    let (ws, source) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    assert_eq!(source, contextgraph_search::IndexSource::Loaded);
+    let report = ws.refresh().expect("refresh");
+    assert!(!report.changed_anything(), "{report:?}");
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+}
