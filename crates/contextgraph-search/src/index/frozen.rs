@@ -17,6 +17,7 @@
 //! | terms | table: term → postings (count, first slot then gaps, each with its tf) |
 //! | defs, mentions, importers | tables: name or path → slots (count, first slot then gaps) |
 //! | forward | per slot, its term ids (count, first id then gaps), offsets first |
+//! | chunk offsets | per slot, where its chunk record starts in `records` (`u64` LE) |
 //!
 //! A *table* is `n` (`u64`), `n + 1` offsets (`u64`) into its data, then
 //! the data: per entry a varint key length, the key, then the entry's
@@ -34,7 +35,7 @@ use std::sync::Arc;
 use crate::codec::Reader;
 
 /// Number of sections, in the order of the module docs.
-pub(super) const SECTIONS: usize = 8;
+pub(super) const SECTIONS: usize = 9;
 pub(super) const FILES: usize = 0;
 pub(super) const DOC_LENS: usize = 1;
 pub(super) const RECORDS: usize = 2;
@@ -43,6 +44,7 @@ pub(super) const DEFS: usize = 4;
 pub(super) const MENTIONS: usize = 5;
 pub(super) const IMPORTERS: usize = 6;
 pub(super) const FORWARD: usize = 7;
+pub(super) const CHUNK_AT: usize = 8;
 
 /// Bytes of the directory: per section offset, length (`u64`) and CRC-32,
 /// then the directory's own CRC-32.
@@ -222,6 +224,12 @@ impl Frozen {
     /// A slot's term ids as saved (sorted), for slots the snapshot holds.
     pub(super) fn forward(&self, slot: u32) -> SlotList<'_> {
         SlotList::new(self.forward.raw(&self.bytes, slot as usize).unwrap_or(&[]))
+    }
+
+    /// Where a saved slot's chunk record starts in the records section.
+    pub(super) fn chunk_at(&self, slot: u32) -> Option<usize> {
+        let at = (slot as usize).checked_mul(8)?;
+        usize::try_from(u64_at(self.section(CHUNK_AT), at)?).ok()
     }
 
     /// Number of slots the forward section describes.

@@ -92,6 +92,9 @@ pub struct Index {
     /// are described by it).
     frozen: Option<Arc<Frozen>>,
     frozen_slots: u32,
+    /// Per saved slot, its chunk record, decoded on first use (a query
+    /// reads the chunks it ranks, not their whole files).
+    saved_chunks: Vec<OnceLock<Option<Box<ChunkRecord>>>>,
     /// Per slot added since the load, its term ids.
     slot_terms: SlotTerms,
     dict: TermDict,
@@ -171,6 +174,19 @@ impl Index {
         self.files.iter().flatten().map(|e| self.record_of(e))
     }
 
+    /// A saved slot's chunk record, decoded alone.
+    fn saved_chunk(&self, slot: u32) -> Option<&ChunkRecord> {
+        let frozen = self.frozen.as_ref()?;
+        self.saved_chunks
+            .get(slot as usize)?
+            .get_or_init(|| {
+                let records = frozen.section(frozen::RECORDS);
+                let bytes = records.get(frozen.chunk_at(slot)?..)?;
+                crate::codec::read_chunk(&mut crate::codec::Reader::new(bytes), false).map(Box::new)
+            })
+            .as_deref()
+    }
+
     fn record_of<'a>(&'a self, e: &'a FileEntry) -> &'a FileRecord {
         e.record.get_or_init(|| {
             let mut record = e.head.clone();
@@ -244,10 +260,16 @@ impl Index {
         }
         let s = self.slots.get(slot as usize)?;
         let entry = self.files.get(s.file as usize)?.as_ref()?;
+        let path = entry.head.rel_path.as_str();
+        if entry.record.get().is_none() {
+            if let Some(c) = self.saved_chunk(slot) {
+                return Some((path, c));
+            }
+        }
         self.record_of(entry)
             .chunks
             .get(s.ordinal as usize)
-            .map(|c| (entry.head.rel_path.as_str(), c))
+            .map(|c| (path, c))
     }
 
     /// Find a chunk by file and local id.

@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use foldhash::HashMap;
 
 use super::frozen::{
-    self, crc32, Backing, Frozen, SlotList, DEFS, DOC_LENS, FILES, FORWARD, IMPORTERS, MENTIONS,
-    RECORDS, SECTIONS, TERMS,
+    self, crc32, Backing, Frozen, SlotList, CHUNK_AT, DEFS, DOC_LENS, FILES, FORWARD, IMPORTERS,
+    MENTIONS, RECORDS, SECTIONS, TERMS,
 };
 use super::postings::DEAD;
 use super::terms::TermDict;
@@ -82,6 +82,7 @@ impl Index {
         let mut files = Writer::default();
         let mut records = Writer::default();
         let mut doc_lens = Writer::default();
+        let mut chunk_at = Writer::default();
         files.len(order.len());
         for e in &order {
             crate::codec::write_head(&mut files, &e.head);
@@ -89,10 +90,20 @@ impl Index {
             let start = records.buf.len();
             match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
                 (Some(record), _, _) => {
-                    crate::codec::write_chunks(&mut records, &record.chunks, false)
+                    records.len(record.chunks.len());
+                    for c in &record.chunks {
+                        chunk_at.u64(records.buf.len() as u64);
+                        crate::codec::write_chunk(&mut records, c, false);
+                    }
                 }
                 (None, Some(range), Some(frozen)) => {
+                    // Copied as saved: its chunks move by the same amount.
+                    let old_start = range.start;
                     records.raw(frozen.section(RECORDS).get(range).unwrap_or(&[]));
+                    for i in 0..e.chunk_count {
+                        let at = frozen.chunk_at(e.first_slot + i).unwrap_or(old_start);
+                        chunk_at.u64((at - old_start.min(at) + start) as u64);
+                    }
                 }
                 // Not reachable: a file is either upserted or loaded.
                 (None, _, _) => crate::codec::write_chunks(&mut records, &[], false),
@@ -215,6 +226,7 @@ impl Index {
             s[MENTIONS] = mentions;
             s[IMPORTERS] = importers;
             s[FORWARD] = forward.finish();
+            s[CHUNK_AT] = vec![chunk_at.buf];
             s
         };
         let mut directory = Writer::default();
@@ -297,9 +309,14 @@ impl Index {
             }));
         }
         let n_slots = index.slots.len();
-        if !r.is_empty() || lens.len() != n_slots * 4 || frozen.forward_len() != n_slots {
+        if !r.is_empty()
+            || lens.len() != n_slots * 4
+            || frozen.forward_len() != n_slots
+            || frozen.section(CHUNK_AT).len() != n_slots * 8
+        {
             return None;
         }
+        index.saved_chunks = (0..n_slots).map(|_| OnceLock::new()).collect();
         index.live = u32::try_from(n_slots).ok()?;
         index.frozen_slots = index.live;
         index.dict = TermDict::frozen_from(Arc::clone(&frozen));

@@ -160,8 +160,18 @@ fn opening_decodes_only_the_file_table_and_chunks_on_first_use() {
     assert_eq!(index.file_head("a.rs").map(|h| h.chunks.len()), Some(0));
     assert_eq!(index.postings("alpha").count(), 1);
     assert_eq!(decoded(&index), 0, "a posting lookup decodes no record");
+    let slot = index.postings("beta").next().map(|p| p.0).expect("a slot");
+    assert_eq!(
+        index.chunk(slot).map(|(p, c)| (p, c.title.as_str())),
+        Some(("b.rs", "t0"))
+    );
+    assert_eq!(decoded(&index), 0, "a chunk is decoded alone, not its file");
     assert_eq!(index.file("a.rs").map(|r| r.chunks.len()), Some(1));
     assert_eq!(decoded(&index), 1);
+    // Saved again, an untouched file's chunks are copied and still found.
+    let again = roundtrip(&index);
+    assert_eq!(again.chunk(slot).map(|(p, _)| p), Some("b.rs"));
+    assert_eq!(again.encode_to_vec(), index.encode_to_vec());
 }
 
 /// The payload's sections, cut along its directory.
