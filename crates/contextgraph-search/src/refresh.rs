@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use contextgraph_types::Timestamp;
 
 use crate::chunk::chunk_file;
-use crate::index::{build_chunk_records, sha256, FileRecord};
+use crate::index::{build_chunk_records, sha256, FileRecord, Index};
 use crate::lang::Language;
 use crate::progress::Progress;
 use crate::scan::{full_scan, quick_scan};
@@ -105,6 +105,15 @@ impl Workspace {
                 .as_ref()
                 .zip(shared.loaded_binding.as_ref())
                 .and_then(|(store, binding)| store.load_tree(binding));
+        }
+        // Saved chunks that failed their checksum on first use (see
+        // `index/frozen.rs`) were not served; the index is rebuilt from the
+        // files now, as a load that failed its checks would have been.
+        let mut full_snapshot = full_snapshot;
+        if !self.read_index().is_intact() {
+            *shared.index.write().unwrap_or_else(|p| p.into_inner()) = Index::default();
+            *tree_slot = None;
+            full_snapshot = true;
         }
         let threads = self.threads();
         let quick = tree_slot.as_mut().filter(|_| !full_walk).and_then(|tree| {

@@ -229,6 +229,15 @@ impl Store {
         Tree::decode(&mut Reader::new(payload))
     }
 
+    /// Remove the saved index (snapshot, journal, tree), found corrupt after
+    /// its load: the next open builds it again. Best effort: a file that
+    /// cannot be removed is refused again by the same checks.
+    pub fn discard(&self) {
+        for path in [self.tree_path(), self.journal_path(), self.snapshot_path()] {
+            let _ = fs::remove_file(path);
+        }
+    }
+
     /// Bytes on disk (snapshot + journal).
     pub fn size_on_disk(&self) -> u64 {
         [self.snapshot_path(), self.journal_path()]

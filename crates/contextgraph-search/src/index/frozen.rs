@@ -11,7 +11,7 @@
 //!
 //! | section | content |
 //! | --- | --- |
-//! | files | per file: its head (path, hash, size, time, language, gate), chunk count, where its chunks lie in `records` |
+//! | files | per file: its head (path, hash, size, time, language, gate), chunk count, where its chunks lie in `records` and their CRC-32 |
 //! | doc lens | per slot, its BM25 length (`u32` LE) |
 //! | records | per file, its chunk records without terms |
 //! | terms | table: term → postings (count, first slot then gaps, each with its tf) |
@@ -24,10 +24,13 @@
 //! payload. Keys are strictly sorted (byte order), so a lookup is a binary
 //! search over the offsets.
 //!
-//! Every section's CRC-32 is checked when the snapshot is opened (at memory
-//! speed, no allocation), so what is decoded later was written by us; every
-//! read is bounds-checked all the same, so even a checksum collision cannot
-//! panic: a malformed entry reads as absent.
+//! Every section's CRC-32 but the records' is checked when the snapshot is
+//! opened (at memory speed, no allocation), so what is decoded later was
+//! written by us. The records section (more than half of the file) is
+//! checked file by file instead, when a file's chunks are first read: a
+//! load does not pay for the chunks no query reads. Every read is
+//! bounds-checked all the same, so even a checksum collision cannot panic:
+//! a malformed entry reads as absent.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -143,22 +146,23 @@ impl Frozen {
         if expected != payload_len {
             return None; // trailing bytes
         }
-        // The checksums, on as many threads as there are cores (sections
-        // differ in size; the two largest, records and terms, each get one).
+        // The checksums, on two threads (terms, the largest checked here,
+        // on its own); the records are checked per file, on first use.
         let ok = std::thread::scope(|scope| {
             let check = |i: usize| {
                 let crc = u32_at(entries, i * 20 + 16);
                 all.get(sections[i].clone())
                     .is_some_and(|s| Some(crc32(s)) == crc)
             };
-            let big = [RECORDS, TERMS];
             let worker = std::thread::Builder::new()
                 .name("cgp-index-checksum".into())
-                .spawn_scoped(scope, move || check(big[1]));
-            let mine = (0..SECTIONS).filter(|i| *i != big[1]).all(check);
+                .spawn_scoped(scope, move || check(TERMS));
+            let mine = (0..SECTIONS)
+                .filter(|i| *i != TERMS && *i != RECORDS)
+                .all(check);
             let theirs = match worker {
                 Ok(h) => h.join().unwrap_or(false),
-                Err(_) => check(big[1]),
+                Err(_) => check(TERMS),
             };
             mine && theirs
         });

@@ -68,6 +68,10 @@ struct FileEntry {
     record: OnceLock<FileRecord>,
     /// Where the chunks lie in the snapshot's records section (loaded files).
     saved: Option<std::ops::Range<usize>>,
+    /// The CRC-32 of the saved chunks, and whether they matched it (checked
+    /// on first use, see [`frozen`]).
+    saved_crc: u32,
+    intact: OnceLock<bool>,
     chunk_count: u32,
     first_slot: u32,
 }
@@ -108,6 +112,9 @@ pub struct Index {
     edges: Edges,
     live: u32,
     total_len: u64,
+    /// Set when saved chunks did not match their checksum: they are not
+    /// served, and the next refresh rebuilds the index from the files.
+    corrupt: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Index {
@@ -180,19 +187,40 @@ impl Index {
         self.saved_chunks
             .get(slot as usize)?
             .get_or_init(|| {
-                let records = frozen.section(frozen::RECORDS);
-                let bytes = records.get(frozen.chunk_at(slot)?..)?;
+                let s = self.slots.get(slot as usize)?;
+                let e = self.files.get(s.file as usize)?.as_ref()?;
+                let file = self.saved_bytes(e)?;
+                let start = e.saved.as_ref()?.start;
+                let bytes = file.get(frozen.chunk_at(slot)?.checked_sub(start)?..)?;
                 crate::codec::read_chunk(&mut crate::codec::Reader::new(bytes), false).map(Box::new)
             })
             .as_deref()
     }
 
+    /// A loaded file's saved chunks, once they matched their checksum.
+    fn saved_bytes(&self, e: &FileEntry) -> Option<&[u8]> {
+        let frozen = self.frozen.as_ref()?;
+        let bytes = frozen.section(frozen::RECORDS).get(e.saved.clone()?)?;
+        let intact = *e.intact.get_or_init(|| frozen::crc32(bytes) == e.saved_crc);
+        if !intact {
+            self.corrupt
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return None;
+        }
+        Some(bytes)
+    }
+
+    /// Whether everything read so far matched its checksum (see
+    /// [`frozen`]); when not, the index must be rebuilt from the files.
+    pub fn is_intact(&self) -> bool {
+        !self.corrupt.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn record_of<'a>(&'a self, e: &'a FileEntry) -> &'a FileRecord {
         e.record.get_or_init(|| {
             let mut record = e.head.clone();
-            let saved = e.saved.clone().zip(self.frozen.as_ref());
-            if let Some((range, frozen)) = saved {
-                let bytes = frozen.section(frozen::RECORDS).get(range).unwrap_or(&[]);
+            let saved = self.saved_bytes(e);
+            if let Some(bytes) = saved {
                 let mut r = crate::codec::Reader::new(bytes);
                 // Checksummed at load: a failure is a bug of ours, and reads
                 // as a file without chunks (its slots then serve nothing).

@@ -88,13 +88,14 @@ impl Index {
             crate::codec::write_head(&mut files, &e.head);
             files.u32(e.chunk_count);
             let start = records.buf.len();
-            match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
+            let crc = match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
                 (Some(record), _, _) => {
                     records.len(record.chunks.len());
                     for c in &record.chunks {
                         chunk_at.u64(records.buf.len() as u64);
                         crate::codec::write_chunk(&mut records, c, false);
                     }
+                    crc32(records.buf.get(start..).unwrap_or(&[]))
                 }
                 (None, Some(range), Some(frozen)) => {
                     // Copied as saved: its chunks move by the same amount.
@@ -104,12 +105,19 @@ impl Index {
                         let at = frozen.chunk_at(e.first_slot + i).unwrap_or(old_start);
                         chunk_at.u64((at - old_start.min(at) + start) as u64);
                     }
+                    // Its saved checksum, not a new one: bytes that no longer
+                    // match it keep failing it (never laundered by a copy).
+                    e.saved_crc
                 }
                 // Not reachable: a file is either upserted or loaded.
-                (None, _, _) => crate::codec::write_chunks(&mut records, &[], false),
-            }
+                (None, _, _) => {
+                    crate::codec::write_chunks(&mut records, &[], false);
+                    crc32(records.buf.get(start..).unwrap_or(&[]))
+                }
+            };
             files.u64(start as u64);
             files.u64((records.buf.len() - start) as u64);
+            files.u32(crc);
             for i in 0..e.chunk_count {
                 let old = e.first_slot + i;
                 if let Some(m) = remap.get_mut(old as usize) {
@@ -276,6 +284,7 @@ impl Index {
             let chunk_count = r.u32()?;
             let off = usize::try_from(r.u64()?).ok()?;
             let len = usize::try_from(r.u64()?).ok()?;
+            let saved_crc = r.u32()?;
             if off.checked_add(len)? > records_len {
                 return None;
             }
@@ -304,6 +313,8 @@ impl Index {
                 head,
                 record: OnceLock::new(),
                 saved: Some(off..off + len),
+                saved_crc,
+                intact: OnceLock::new(),
                 chunk_count,
                 first_slot,
             }));

@@ -47,6 +47,8 @@ impl Index {
             head,
             record: OnceLock::from(record),
             saved: None,
+            saved_crc: 0,
+            intact: OnceLock::new(),
             chunk_count,
             first_slot,
         }));
