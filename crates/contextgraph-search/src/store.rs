@@ -383,14 +383,9 @@ impl Store {
             move |source| StoreError::Io { path, source }
         };
         fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        let payload = index.encode();
-        let snapshot_id = payload.parts.first().map_or([0; 32], |d| sha256(d));
-        let head = self.header(SNAPSHOT_MAGIC);
         let snap = self.snapshot_path();
-        let mut parts: Vec<&[u8]> = vec![&head.buf];
-        parts.extend(payload.parts.iter().map(Vec::as_slice));
-        atomic_write(&snap, &parts).map_err(io(&snap))?;
-        drop(payload);
+        let snapshot_id = write_snapshot_file(&snap, &self.header(SNAPSHOT_MAGIC).buf, index)
+            .map_err(io(&snap))?;
         let mut journal = self.header(JOURNAL_MAGIC);
         journal.raw(&snapshot_id);
         let jp = self.journal_path();
@@ -429,6 +424,28 @@ impl Store {
     pub fn snapshot_bytes(&self) -> u64 {
         fs::metadata(self.snapshot_path()).map_or(0, |m| m.len())
     }
+}
+
+/// Write `index` as a snapshot at `path` (a temporary file renamed into
+/// place): the header, room for the directory, the sections as they are
+/// encoded, then the directory in its room. Returns the snapshot's id
+/// (the SHA-256 of its directory).
+fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Result<[u8; 32]> {
+    use std::io::{Seek, SeekFrom};
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let directory = {
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&tmp)?);
+        f.write_all(head)?;
+        f.write_all(&[0u8; crate::index::DIRECTORY_BYTES])?;
+        let directory = index.encode(&mut |bytes: &[u8]| f.write_all(bytes))?;
+        let mut f = f.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(head.len() as u64))?;
+        f.write_all(&directory)?;
+        f.sync_all()?;
+        directory
+    };
+    fs::rename(&tmp, path)?;
+    Ok(sha256(&directory))
 }
 
 /// The snapshot's bytes: mapped, or read whole where mapping is refused

@@ -11,13 +11,13 @@
 //!
 //! | section | content |
 //! | --- | --- |
+//! | records | per file, its chunk records without terms |
 //! | files | per file: its head (path, hash, size, time, language, gate), chunk count, where its chunks lie in `records` and their CRC-32 |
 //! | doc lens | per slot, its BM25 length (`u32` LE) |
-//! | records | per file, its chunk records without terms |
+//! | chunk offsets | per slot, where its chunk record starts in `records` (`u64` LE) |
 //! | terms | table: term → postings (count, first slot then gaps, each with its tf) |
 //! | defs, mentions, importers | tables: name or path → slots (count, first slot then gaps) |
 //! | forward | per slot, its term ids (count, first id then gaps), offsets first |
-//! | chunk offsets | per slot, where its chunk record starts in `records` (`u64` LE) |
 //!
 //! A *table* is `n` (`u64`), `n + 1` offsets (`u64`) into its data, then
 //! the data: per entry a varint key length, the key, then the entry's
@@ -38,16 +38,18 @@ use std::sync::Arc;
 use crate::codec::Reader;
 
 /// Number of sections, in the order of the module docs.
+/// (The order in which a snapshot write produces them: the largest, the
+/// records, can then be written as it is encoded instead of held.)
 pub(super) const SECTIONS: usize = 9;
-pub(super) const FILES: usize = 0;
-pub(super) const DOC_LENS: usize = 1;
-pub(super) const RECORDS: usize = 2;
-pub(super) const TERMS: usize = 3;
-pub(super) const DEFS: usize = 4;
-pub(super) const MENTIONS: usize = 5;
-pub(super) const IMPORTERS: usize = 6;
-pub(super) const FORWARD: usize = 7;
-pub(super) const CHUNK_AT: usize = 8;
+pub(super) const RECORDS: usize = 0;
+pub(super) const FILES: usize = 1;
+pub(super) const DOC_LENS: usize = 2;
+pub(super) const CHUNK_AT: usize = 3;
+pub(super) const TERMS: usize = 4;
+pub(super) const DEFS: usize = 5;
+pub(super) const MENTIONS: usize = 6;
+pub(super) const IMPORTERS: usize = 7;
+pub(super) const FORWARD: usize = 8;
 
 /// Bytes of the directory: per section offset, length (`u64`) and CRC-32,
 /// then the directory's own CRC-32.

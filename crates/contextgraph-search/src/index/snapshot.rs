@@ -11,21 +11,48 @@ use super::frozen::{
     MENTIONS, RECORDS, SECTIONS, TERMS,
 };
 use super::postings::DEAD;
+
+/// Bytes of chunk records gathered before they are written out.
+const RECORDS_FLUSH: usize = 8 << 20;
 use super::terms::TermDict;
 use super::{FileEntry, Index, SlotRef};
 use crate::codec::{Reader, Writer};
 
-/// A snapshot payload as written: the directory, then the sections, each
-/// in one or more parts (written in turn, never concatenated: a copy of
-/// the largest would raise a build's peak memory for nothing).
-pub(crate) struct Encoded {
-    pub(crate) parts: Vec<Vec<u8>>,
+/// Where an encoding goes: the sections in order, each measured and
+/// checksummed as it passes, so that a snapshot write streams the largest
+/// section to the file instead of holding the whole payload in memory.
+struct SectionWriter<'a> {
+    out: &'a mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    section: usize,
+    lens: [u64; SECTIONS],
+    crcs: Vec<crc32fast::Hasher>,
 }
 
-impl Encoded {
-    /// Total bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.parts.iter().map(Vec::len).sum()
+impl SectionWriter<'_> {
+    /// Bytes of `section` (sections come in order).
+    fn put(&mut self, section: usize, bytes: &[u8]) -> std::io::Result<()> {
+        if section < self.section || section >= SECTIONS {
+            return Err(std::io::Error::other("index sections out of order"));
+        }
+        self.section = section;
+        self.lens[section] += bytes.len() as u64;
+        self.crcs[section].update(bytes);
+        (self.out)(bytes)
+    }
+
+    /// The directory of what was written.
+    fn directory(self) -> Vec<u8> {
+        let mut directory = Writer::default();
+        let mut offset = frozen::DIRECTORY_BYTES as u64;
+        for (len, crc) in self.lens.iter().zip(self.crcs) {
+            directory.u64(offset);
+            directory.u64(*len);
+            directory.u32(crc.finalize());
+            offset += len;
+        }
+        let own = crc32(&directory.buf);
+        directory.u32(own);
+        directory.buf
     }
 }
 
@@ -45,8 +72,16 @@ impl TableWriter {
         payload(&mut self.data);
     }
 
+    /// Write the table as `section`: count and offsets, then the entries.
+    fn finish(self, out: &mut SectionWriter<'_>, section: usize) -> std::io::Result<()> {
+        for part in self.parts() {
+            out.put(section, &part)?;
+        }
+        Ok(())
+    }
+
     /// The table's two parts: count and offsets, then the entries.
-    fn finish(mut self) -> Vec<Vec<u8>> {
+    fn parts(mut self) -> Vec<Vec<u8>> {
         let n = self.offsets.len() as u64;
         self.offsets.push(self.data.buf.len() as u64);
         let mut head = Vec::with_capacity(8 + self.offsets.len() * 8);
@@ -70,11 +105,24 @@ fn write_ascending(w: &mut Writer, list: &[u32], mut each: impl FnMut(&mut Write
 }
 
 impl Index {
-    /// Encode the live index as a format 5 payload: files in slot order (so
-    /// live slots renumber densely and monotonically), terms and names
-    /// sorted, dead slots dropped. A file whose chunks were never decoded
-    /// since the load is copied as saved.
-    pub(crate) fn encode(&self) -> Encoded {
+    /// Encode the live index as a format 5 payload into `out`, section after
+    /// section, and return the directory (which goes before them: the
+    /// caller leaves [`frozen::DIRECTORY_BYTES`] for it). Files in slot
+    /// order (so live slots renumber densely and monotonically), terms and
+    /// names sorted, dead slots dropped. A file whose chunks were never
+    /// decoded since the load is copied as saved.
+    pub(crate) fn encode(
+        &self,
+        out: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Vec<u8>> {
+        let mut out = SectionWriter {
+            out,
+            section: 0,
+            lens: [0; SECTIONS],
+            crcs: (0..SECTIONS).map(|_| crc32fast::Hasher::new()).collect(),
+        };
+        // Bytes of the records section already written out.
+        let mut records_base = 0usize;
         let mut order: Vec<&FileEntry> = self.files.iter().flatten().collect();
         order.sort_by_key(|e| e.first_slot);
         let mut remap: Vec<u32> = vec![DEAD; self.slots.len()];
@@ -87,15 +135,21 @@ impl Index {
         for e in &order {
             crate::codec::write_head(&mut files, &e.head);
             files.u32(e.chunk_count);
-            let start = records.buf.len();
+            if records.buf.len() >= RECORDS_FLUSH {
+                out.put(RECORDS, &records.buf)?;
+                records_base += records.buf.len();
+                records.buf.clear();
+            }
+            let local = records.buf.len();
+            let start = records_base + local;
             let crc = match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
                 (Some(record), _, _) => {
                     records.len(record.chunks.len());
                     for c in &record.chunks {
-                        chunk_at.u64(records.buf.len() as u64);
+                        chunk_at.u64((records_base + records.buf.len()) as u64);
                         crate::codec::write_chunk(&mut records, c, false);
                     }
-                    crc32(records.buf.get(start..).unwrap_or(&[]))
+                    crc32(records.buf.get(local..).unwrap_or(&[]))
                 }
                 (None, Some(range), Some(frozen)) => {
                     // Copied as saved: its chunks move by the same amount.
@@ -112,11 +166,11 @@ impl Index {
                 // Not reachable: a file is either upserted or loaded.
                 (None, _, _) => {
                     crate::codec::write_chunks(&mut records, &[], false);
-                    crc32(records.buf.get(start..).unwrap_or(&[]))
+                    crc32(records.buf.get(local..).unwrap_or(&[]))
                 }
             };
             files.u64(start as u64);
-            files.u64((records.buf.len() - start) as u64);
+            files.u64((records.buf.len() - local) as u64);
             files.u32(crc);
             for i in 0..e.chunk_count {
                 let old = e.first_slot + i;
@@ -127,6 +181,12 @@ impl Index {
                 doc_lens.u32(self.doc_lens.get(old as usize).copied().unwrap_or(0));
             }
         }
+        out.put(RECORDS, &records.buf)?;
+        drop(records);
+        out.put(FILES, &files.buf)?;
+        out.put(DOC_LENS, &doc_lens.buf)?;
+        out.put(CHUNK_AT, &chunk_at.buf)?;
+        drop((files, doc_lens, chunk_at));
         let live = |s: u32| self.is_live(s);
         let mapped = |s: u32| {
             remap
@@ -177,6 +237,8 @@ impl Index {
             });
         }
 
+        terms.finish(&mut out, TERMS)?;
+
         // Per slot, its term ids in the new numbering.
         let mut forward = TableWriter::default();
         let mut ids: Vec<u32> = Vec::new();
@@ -218,51 +280,28 @@ impl Index {
                     table.push(name, |w| write_ascending(w, &slots, |_, _| {}));
                 }
             }
-            table.finish()
+            table
         };
-        let defs = names(|f| &f.defs, &self.defs);
-        let mentions = names(|f| &f.mentions, &self.edges.mentions);
-        let importers = names(|f| &f.importers, &self.edges.importers);
-
-        let sections: [Vec<Vec<u8>>; SECTIONS] = {
-            let mut s: [Vec<Vec<u8>>; SECTIONS] = Default::default();
-            s[FILES] = vec![files.buf];
-            s[DOC_LENS] = vec![doc_lens.buf];
-            s[RECORDS] = vec![records.buf];
-            s[TERMS] = terms.finish();
-            s[DEFS] = defs;
-            s[MENTIONS] = mentions;
-            s[IMPORTERS] = importers;
-            s[FORWARD] = forward.finish();
-            s[CHUNK_AT] = vec![chunk_at.buf];
-            s
-        };
-        let mut directory = Writer::default();
-        let mut offset = frozen::DIRECTORY_BYTES as u64;
-        for parts in &sections {
-            let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
-            let mut crc = crc32fast::Hasher::new();
-            for p in parts {
-                crc.update(p);
-            }
-            directory.u64(offset);
-            directory.u64(len);
-            directory.u32(crc.finalize());
-            offset += len;
-        }
-        let own = crc32(&directory.buf);
-        directory.u32(own);
-        let mut parts = vec![directory.buf];
-        parts.extend(sections.into_iter().flatten());
-        Encoded { parts }
+        names(|f| &f.defs, &self.defs).finish(&mut out, DEFS)?;
+        names(|f| &f.mentions, &self.edges.mentions).finish(&mut out, MENTIONS)?;
+        names(|f| &f.importers, &self.edges.importers).finish(&mut out, IMPORTERS)?;
+        forward.finish(&mut out, FORWARD)?;
+        Ok(out.directory())
     }
 
     /// [`encode`](Self::encode) into one buffer (compaction, tests).
     pub(crate) fn encode_to_vec(&self) -> Vec<u8> {
-        let encoded = self.encode();
-        let mut out = Vec::with_capacity(encoded.len());
-        for p in encoded.parts {
-            out.extend_from_slice(&p);
+        let mut out = vec![0u8; frozen::DIRECTORY_BYTES];
+        let directory = self.encode(&mut |bytes: &[u8]| {
+            out.extend_from_slice(bytes);
+            Ok(())
+        });
+        // Writing into memory cannot fail, nor can the sections come out
+        // of order (the order is fixed above); an empty payload is refused
+        // by any open all the same.
+        match directory {
+            Ok(d) => out[..frozen::DIRECTORY_BYTES].copy_from_slice(&d),
+            Err(_) => out.clear(),
         }
         out
     }
