@@ -191,7 +191,7 @@ impl SemanticIndex {
 
     /// Whether the vectors were last brought in line with exactly this
     /// index: the same chunk content in the same slots (see
-    /// [`layout_signature`]). When it says no, [`update`](Self::update)
+    /// `layout_signature`). When it says no, [`update`](Self::update)
     /// embeds what is new.
     pub fn covers(&self, index: &Index) -> bool {
         self.generation == Some(layout_signature(index))

@@ -2,7 +2,7 @@
 //! structures derived from them (BM25 postings, the symbol table and the
 //! reverse edges the proximity ranking walks).
 //!
-//! A loaded index is mostly the saved snapshot read in place ([`frozen`]):
+//! A loaded index is mostly the saved snapshot read in place (`frozen.rs`):
 //! the file is memory-mapped, its sections checksummed, and only the
 //! per-file table and the per-slot lengths are decoded. Postings, the term
 //! dictionary, the symbol table, the reverse edges, the slot → terms lists
@@ -211,7 +211,7 @@ impl Index {
     }
 
     /// Whether everything read so far matched its checksum (see
-    /// [`frozen`]); when not, the index must be rebuilt from the files.
+    /// `index/frozen.rs`); when not, the index must be rebuilt from the files.
     pub fn is_intact(&self) -> bool {
         !self.corrupt.load(std::sync::atomic::Ordering::Relaxed)
     }
