@@ -272,7 +272,6 @@ fn main() {
         ms(percentile(&lat, 0.99))
     );
     println!("peak RSS: {:.0} MiB", peak_rss_mib());
-    provider.warm_up();
     drop(provider);
 
     // Cold query: load the persisted index, answer one query; vs grep scan.
@@ -302,9 +301,6 @@ fn main() {
         grep.as_secs_f64() / (load + first).as_secs_f64(),
         grep.as_secs_f64() / percentile(&lat, 0.5).as_secs_f64().max(1e-9),
     );
-    // The load-only child gets the machine to itself: finish this
-    // provider's background warm-up first instead of racing it.
-    loaded.warm_up();
     drop(loaded);
     if let Ok(exe) = std::env::current_exe() {
         let _ = std::process::Command::new(exe)

@@ -1,5 +1,7 @@
 //! Criterion: query latency (exact identifier, prose, anchored) on a
-//! generated 10 000-file workspace, and one incremental re-index.
+//! generated 10 000-file workspace, built in memory and loaded from its
+//! saved index (what every `cgp context` after the first queries), and one
+//! incremental re-index.
 //!
 //! `cargo bench -p contextgraph-provider-workspace --bench query_latency`
 
@@ -87,28 +89,37 @@ fn bench(c: &mut Criterion) {
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::write(p, module(i)).expect("write");
     }
+    let cache = tempfile::tempdir().expect("temp dir");
     let options = WorkspaceOptions {
-        cache: CacheLocation::Disabled,
+        cache: CacheLocation::Base(cache.path().to_path_buf()),
         ..WorkspaceOptions::default()
     };
-    let (provider, _) = WorkspaceProvider::open(dir.path(), options).expect("open");
+    let (provider, _) = WorkspaceProvider::open(dir.path(), options.clone()).expect("open");
+    let (loaded, source) = WorkspaceProvider::open(dir.path(), options).expect("reopen");
+    assert_eq!(source, contextgraph_provider_workspace::IndexSource::Loaded);
     let anchor = contextgraph_provider_sdk::path_to_file_uri(&provider.root().join("d12/m1234.rs"))
         .expect("uri");
-    let mut g = c.benchmark_group("query_10k_files");
-    g.bench_function("identifier", |b| {
-        let q = ContextQuery::new("retry_socket_parse_1234_0", 10, 8000);
-        b.iter(|| provider.query(&q).expect("query"))
-    });
-    g.bench_function("prose", |b| {
-        let q = ContextQuery::new("verify the digest of a window", 10, 8000);
-        b.iter(|| provider.query(&q).expect("query"))
-    });
-    g.bench_function("anchored", |b| {
-        let mut q = ContextQuery::new("budget stream", 10, 8000);
-        q.anchors = vec![anchor.clone()];
-        b.iter(|| provider.query(&q).expect("query"))
-    });
-    g.finish();
+    for (group, provider) in [
+        ("query_10k_files", &provider),
+        ("query_10k_files_loaded", &loaded),
+    ] {
+        let mut g = c.benchmark_group(group);
+        g.bench_function("identifier", |b| {
+            let q = ContextQuery::new("retry_socket_parse_1234_0", 10, 8000);
+            b.iter(|| provider.query(&q).expect("query"))
+        });
+        g.bench_function("prose", |b| {
+            let q = ContextQuery::new("verify the digest of a window", 10, 8000);
+            b.iter(|| provider.query(&q).expect("query"))
+        });
+        g.bench_function("anchored", |b| {
+            let mut q = ContextQuery::new("budget stream", 10, 8000);
+            q.anchors = vec![anchor.clone()];
+            b.iter(|| provider.query(&q).expect("query"))
+        });
+        g.finish();
+    }
+    drop(loaded);
     let victim = dir.path().join("d50/m5000.rs");
     let mut n = 0u64;
     c.bench_function("incremental_reindex_one_file_of_10k", |b| {

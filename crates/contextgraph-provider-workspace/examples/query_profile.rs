@@ -47,7 +47,6 @@ fn main() {
             std::process::exit(1);
         }
     };
-    provider.warm_up();
     let mut latencies: Vec<Duration> = Vec::with_capacity(goals.len() * rounds);
     for _ in 0..rounds {
         for goal in &goals {

@@ -127,14 +127,6 @@ impl WorkspaceProvider {
         self.workspace.root()
     }
 
-    /// Build now what the index otherwise derives in the background after
-    /// a load (reverse edges, slot → terms), returning once it exists.
-    /// Serving never needs this; a benchmark does, so that the background
-    /// work of one provider does not run into the timing of the next.
-    pub fn warm_up(&self) {
-        self.workspace.warm_up();
-    }
-
     /// Index statistics.
     pub fn stats(&self) -> IndexStats {
         self.workspace.stats()

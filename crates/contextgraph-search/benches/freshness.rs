@@ -171,7 +171,6 @@ fn main() {
 
     let t = Instant::now();
     let (ws, source) = Workspace::open(&tree, options(&cache)).expect("open");
-    ws.warm_up();
     println!(
         "open ({source:?}): {:.1} s, {} files, {} chunks",
         t.elapsed().as_secs_f64(),

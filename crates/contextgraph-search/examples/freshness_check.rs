@@ -44,7 +44,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let (ws, source) = Workspace::open(&dir, options.clone())?;
     let report = ws.refresh()?;
-    ws.warm_up();
     println!(
         "open: {source:?} in {:.2} s; {} files, {} chunks; catch-up refresh {:?} changed",
         started.elapsed().as_secs_f64(),

@@ -71,6 +71,7 @@ impl Writer {
     }
 }
 
+#[derive(Debug, Clone)]
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
 }
@@ -187,6 +188,13 @@ fn kind_from(t: u8) -> Option<ChunkKind> {
 }
 
 pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
+    write_head(w, f);
+    write_chunks(w, &f.chunks, with_terms);
+}
+
+/// A record's file-level fields (path, hash, size, time, language, gate):
+/// what a snapshot keeps decoded in memory for every file.
+pub(crate) fn write_head(w: &mut Writer, f: &FileRecord) {
     w.str(&f.rel_path);
     w.raw(&f.content_hash);
     w.u64(f.size);
@@ -205,48 +213,66 @@ pub(crate) fn write_file(w: &mut Writer, f: &FileRecord, with_terms: bool) {
             .unwrap_or(0) as u8
             + 1
     }));
-    w.len(f.chunks.len());
-    for c in &f.chunks {
-        w.u8(kind_tag(c.kind));
-        w.str(&c.local_id);
-        w.str(&c.title);
-        match &c.symbol {
-            Some(s) => {
-                w.u8(1);
-                w.str(&s.name);
-                w.str(&s.qualified);
-                w.str(&s.kind_label);
-            }
-            None => w.u8(0),
+}
+
+/// A file's chunk records (the part of a record a snapshot keeps apart,
+/// decoded only when a query or a refresh touches the file).
+pub(crate) fn write_chunks(w: &mut Writer, chunks: &[ChunkRecord], with_terms: bool) {
+    w.len(chunks.len());
+    for c in chunks {
+        write_chunk(w, c, with_terms);
+    }
+}
+
+/// One chunk record (a snapshot finds each by its offset, so that a query
+/// decodes the chunks it ranks, not their files).
+pub(crate) fn write_chunk(w: &mut Writer, c: &ChunkRecord, with_terms: bool) {
+    w.u8(kind_tag(c.kind));
+    w.str(&c.local_id);
+    w.str(&c.title);
+    match &c.symbol {
+        Some(s) => {
+            w.u8(1);
+            w.str(&s.name);
+            w.str(&s.qualified);
+            w.str(&s.kind_label);
         }
-        w.u32(c.start_line);
-        w.u32(c.end_line);
-        w.u32(c.byte_len);
-        w.raw(&c.digest);
-        w.str(&c.method);
-        w.opt_str(c.outline.as_deref());
-        w.ts(c.recorded_at);
-        w.ts(c.valid_from);
-        if with_terms {
-            w.len(c.terms.len());
-            for (t, n) in c.terms.iter() {
-                w.str(t);
-                w.u32(n);
-            }
+        None => w.u8(0),
+    }
+    w.u32(c.start_line);
+    w.u32(c.end_line);
+    w.u32(c.byte_len);
+    w.raw(&c.digest);
+    w.str(&c.method);
+    w.opt_str(c.outline.as_deref());
+    w.ts(c.recorded_at);
+    w.ts(c.valid_from);
+    if with_terms {
+        w.len(c.terms.len());
+        for (t, n) in c.terms.iter() {
+            w.str(t);
+            w.u32(n);
         }
-        w.u32(c.doc_len);
-        w.strs(&c.calls);
-        w.strs(&c.references);
-        w.strs(&c.documents);
-        w.len(c.imports.len());
-        for i in &c.imports {
-            w.str(&i.module);
-            w.strs(&i.candidates);
-        }
+    }
+    w.u32(c.doc_len);
+    w.strs(&c.calls);
+    w.strs(&c.references);
+    w.strs(&c.documents);
+    w.len(c.imports.len());
+    for i in &c.imports {
+        w.str(&i.module);
+        w.strs(&i.candidates);
     }
 }
 
 pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileRecord> {
+    let mut record = read_head(r)?;
+    record.chunks = read_chunks(r, with_terms)?;
+    Some(record)
+}
+
+/// The fields [`write_head`] wrote, as a record without chunks.
+pub(crate) fn read_head(r: &mut Reader<'_>) -> Option<FileRecord> {
     let rel_path = r.string()?;
     let content_hash = r.array32()?;
     let size = r.u64()?;
@@ -260,74 +286,6 @@ pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileReco
         0 => None,
         n => Some(*SkipReason::ALL.get(usize::from(n) - 1)?),
     };
-    let n = r.len_prefix()?;
-    let mut chunks = Vec::with_capacity(n);
-    for _ in 0..n {
-        let kind = kind_from(r.u8()?)?;
-        let local_id = r.string()?;
-        let title = r.string()?;
-        let symbol = match r.u8()? {
-            0 => None,
-            1 => Some(SymbolInfo {
-                name: r.string()?,
-                qualified: r.string()?,
-                kind_label: r.string()?,
-            }),
-            _ => return None,
-        };
-        let start_line = r.u32()?;
-        let end_line = r.u32()?;
-        let byte_len = r.u32()?;
-        let digest = r.array32()?;
-        let method = r.string()?;
-        let outline = r.opt_string()?;
-        let recorded_at = r.ts()?;
-        let valid_from = r.ts()?;
-        let mut terms = Vec::new();
-        if with_terms {
-            let tn = r.len_prefix()?;
-            terms.reserve(tn);
-            for _ in 0..tn {
-                terms.push((r.string()?, r.u32()?));
-            }
-        }
-        let terms = crate::tokenize::TermCounts::from_pairs(terms);
-        let doc_len = r.u32()?;
-        let calls = r.strings()?;
-        let references = r.strings()?;
-        let documents = r.strings()?;
-        let inn = r.len_prefix()?;
-        let mut imports = Vec::with_capacity(inn);
-        for _ in 0..inn {
-            imports.push(ImportRef {
-                module: r.string()?,
-                candidates: r.strings()?,
-            });
-        }
-        if start_line == 0 || end_line < start_line {
-            return None;
-        }
-        chunks.push(ChunkRecord {
-            kind,
-            local_id,
-            title,
-            symbol,
-            start_line,
-            end_line,
-            byte_len,
-            digest,
-            method,
-            outline,
-            recorded_at,
-            valid_from,
-            terms,
-            doc_len,
-            calls,
-            references,
-            documents,
-            imports,
-        });
-    }
     Some(FileRecord {
         rel_path,
         content_hash,
@@ -335,6 +293,84 @@ pub(crate) fn read_file(r: &mut Reader<'_>, with_terms: bool) -> Option<FileReco
         mtime_ns,
         language,
         skipped,
-        chunks,
+        chunks: Vec::new(),
+    })
+}
+
+/// The chunk records [`write_chunks`] wrote.
+pub(crate) fn read_chunks(r: &mut Reader<'_>, with_terms: bool) -> Option<Vec<ChunkRecord>> {
+    let n = r.len_prefix()?;
+    let mut chunks = Vec::with_capacity(n);
+    for _ in 0..n {
+        chunks.push(read_chunk(r, with_terms)?);
+    }
+    Some(chunks)
+}
+
+/// The chunk record [`write_chunk`] wrote.
+pub(crate) fn read_chunk(r: &mut Reader<'_>, with_terms: bool) -> Option<ChunkRecord> {
+    let kind = kind_from(r.u8()?)?;
+    let local_id = r.string()?;
+    let title = r.string()?;
+    let symbol = match r.u8()? {
+        0 => None,
+        1 => Some(SymbolInfo {
+            name: r.string()?,
+            qualified: r.string()?,
+            kind_label: r.string()?,
+        }),
+        _ => return None,
+    };
+    let start_line = r.u32()?;
+    let end_line = r.u32()?;
+    let byte_len = r.u32()?;
+    let digest = r.array32()?;
+    let method = r.string()?;
+    let outline = r.opt_string()?;
+    let recorded_at = r.ts()?;
+    let valid_from = r.ts()?;
+    let mut terms = Vec::new();
+    if with_terms {
+        let tn = r.len_prefix()?;
+        terms.reserve(tn);
+        for _ in 0..tn {
+            terms.push((r.string()?, r.u32()?));
+        }
+    }
+    let terms = crate::tokenize::TermCounts::from_pairs(terms);
+    let doc_len = r.u32()?;
+    let calls = r.strings()?;
+    let references = r.strings()?;
+    let documents = r.strings()?;
+    let inn = r.len_prefix()?;
+    let mut imports = Vec::with_capacity(inn);
+    for _ in 0..inn {
+        imports.push(ImportRef {
+            module: r.string()?,
+            candidates: r.strings()?,
+        });
+    }
+    if start_line == 0 || end_line < start_line {
+        return None;
+    }
+    Some(ChunkRecord {
+        kind,
+        local_id,
+        title,
+        symbol,
+        start_line,
+        end_line,
+        byte_len,
+        digest,
+        method,
+        outline,
+        recorded_at,
+        valid_from,
+        terms,
+        doc_len,
+        calls,
+        references,
+        documents,
+        imports,
     })
 }

@@ -72,7 +72,7 @@ impl<'a> Graph<'a> {
     pub fn resolve_import(&self, candidates: &[String]) -> Option<String> {
         candidates
             .iter()
-            .find(|c| self.index.file(c).is_some_and(|r| r.skipped.is_none()))
+            .find(|c| self.index.file_head(c).is_some_and(|r| r.skipped.is_none()))
             .cloned()
     }
 
@@ -135,7 +135,10 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let language = self.index.file(file).map_or("other", |r| r.language.name());
+        let language = self
+            .index
+            .file_head(file)
+            .map_or("other", |r| r.language.name());
         for imp in c.imports.iter().take(8) {
             let target = match self.resolve_import(&imp.candidates) {
                 Some(rel_path) => self.file_uri(&rel_path),

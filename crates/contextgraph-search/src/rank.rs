@@ -223,17 +223,11 @@ pub fn search_with_signals(
     for &s in &touched {
         acc[s as usize] *= factors[hits[s as usize].count_ones() as usize];
     }
-    // Only the best lexical matches go on to the (costlier) combined scoring.
-    touched.retain(|&s| accepted(s));
+    // Only the best accepted lexical matches go on to the (costlier)
+    // combined scoring.
     let best_first =
         |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
-    // Partial selection: the top candidates in O(n), sorting only those
-    // (a common-word query touches a large share of all chunks).
-    if touched.len() > MAX_LEXICAL_CANDIDATES {
-        touched.select_nth_unstable_by(MAX_LEXICAL_CANDIDATES, best_first);
-        touched.truncate(MAX_LEXICAL_CANDIDATES);
-    }
-    touched.sort_unstable_by(best_first);
+    let touched = best_accepted(touched, best_first, &accepted);
     let lexical: HashMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
     let phrase_hits: HashSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
         innermost(
@@ -378,6 +372,38 @@ pub fn search_with_signals(
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot)));
     out
+}
+
+/// The best `MAX_LEXICAL_CANDIDATES` slots of `touched` that `accepted`
+/// lets through, best first: exactly the filter-then-select of all of
+/// them, but `accepted` (which reads each chunk's record) is asked only
+/// of the best ones, in widening windows, not of every slot a common word
+/// touched. Partial selection keeps each window O(n), sorting only it.
+fn best_accepted(
+    mut touched: Vec<u32>,
+    best_first: impl Fn(&u32, &u32) -> std::cmp::Ordering + Copy,
+    accepted: &dyn Fn(u32) -> bool,
+) -> Vec<u32> {
+    let mut window = MAX_LEXICAL_CANDIDATES * 2;
+    loop {
+        let whole = window >= touched.len();
+        if !whole {
+            touched.select_nth_unstable_by(window, best_first);
+        }
+        let n = window.min(touched.len());
+        let head = &mut touched[..n];
+        head.sort_unstable_by(best_first);
+        let kept: Vec<u32> = head
+            .iter()
+            .copied()
+            .filter(|&s| accepted(s))
+            .take(MAX_LEXICAL_CANDIDATES)
+            .collect();
+        if whole || kept.len() == MAX_LEXICAL_CANDIDATES {
+            return kept;
+        }
+        window = window.saturating_mul(4);
+    }
 }
 
 /// Of phrase-matching slots, those not enclosing another match of the same

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use contextgraph_types::Timestamp;
 
 use crate::chunk::chunk_file;
-use crate::index::{build_chunk_records, sha256, FileRecord};
+use crate::index::{build_chunk_records, sha256, FileRecord, Index};
 use crate::lang::Language;
 use crate::progress::Progress;
 use crate::scan::{full_scan, quick_scan};
@@ -106,6 +106,15 @@ impl Workspace {
                 .zip(shared.loaded_binding.as_ref())
                 .and_then(|(store, binding)| store.load_tree(binding));
         }
+        // Saved chunks that failed their checksum on first use (see
+        // `index/frozen.rs`) were not served; the index is rebuilt from the
+        // files now, as a load that failed its checks would have been.
+        let mut full_snapshot = full_snapshot;
+        if !self.read_index().is_intact() {
+            *shared.index.write().unwrap_or_else(|p| p.into_inner()) = Index::default();
+            *tree_slot = None;
+            full_snapshot = true;
+        }
         let threads = self.threads();
         let quick = tree_slot.as_mut().filter(|_| !full_walk).and_then(|tree| {
             quick_scan(
@@ -134,7 +143,7 @@ impl Workspace {
                 removed = delta
                     .gone
                     .into_iter()
-                    .filter(|p| index.file(p).is_some())
+                    .filter(|p| index.file_head(p).is_some())
                     .collect();
                 for known in tree.files.values() {
                     if let Some(reason) = known.skipped {
@@ -148,7 +157,7 @@ impl Workspace {
                     .map(|f| f.rel_path.as_str())
                     .chain(removed.iter().map(String::as_str))
                     .collect();
-                for rec in index.records() {
+                for rec in index.heads() {
                     if looked_at.contains(rec.rel_path.as_str()) {
                         continue;
                     }
@@ -180,7 +189,7 @@ impl Workspace {
                 let index = self.read_index();
                 let present: HashSet<&str> =
                     walked.files.iter().map(|f| f.rel_path.as_str()).collect();
-                for rec in index.records() {
+                for rec in index.heads() {
                     if !present.contains(rec.rel_path.as_str()) {
                         removed.push(rec.rel_path.clone());
                     }
@@ -202,7 +211,7 @@ impl Workspace {
                 // trusted until the next check hashes them again.
                 let mut unproven: Vec<&str> = Vec::new();
                 for f in &walked.files {
-                    match index.file(&f.rel_path) {
+                    match index.file_head(&f.rel_path) {
                         Some(rec)
                             if rec.size == f.size
                                 && rec.mtime_ns.is_some()
@@ -217,7 +226,7 @@ impl Workspace {
                                 unproven.push(&f.rel_path);
                             }
                         }
-                        Some(rec) => work.push((f.clone(), Some(rec.clone()))),
+                        Some(_) => work.push((f.clone(), index.file(&f.rel_path).cloned())),
                         None => work.push((f.clone(), None)),
                     }
                 }
@@ -242,6 +251,7 @@ impl Workspace {
         let now = (shared.options.clock)();
         let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
         let mut upserts: Vec<FileRecord> = Vec::new();
+        let mut touches: Vec<JournalEntry> = Vec::new();
         for (i, ((file, previous), outcome)) in work.into_iter().zip(outcomes).enumerate() {
             let Some(outcome) = outcome else {
                 // Not reached: judged again by the next check.
@@ -263,7 +273,7 @@ impl Workspace {
                 continue;
             };
             report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
-            let Some(mut record) = outcome else {
+            let Some(record) = outcome else {
                 // Vanished between walk and read: treat as removed.
                 if let Some(tree) = tree_slot.as_mut() {
                     tree.files.remove(&file.rel_path);
@@ -293,16 +303,15 @@ impl Workspace {
                     if prev.content_hash == record.content_hash
                         && prev.skipped == record.skipped =>
                 {
+                    // Same bytes: chunks and postings stay, only the size
+                    // and time move (no terms rebuilt from the postings).
                     report.touched += 1;
-                    // Records held by the index keep their terms in the
-                    // postings: take them back for the re-upsert and journal.
-                    let mut kept = self
-                        .read_index()
-                        .record_with_terms(&prev.rel_path)
-                        .unwrap_or(prev);
-                    kept.mtime_ns = record.mtime_ns;
-                    kept.size = record.size;
-                    record = kept;
+                    touches.push(JournalEntry::Touch {
+                        rel_path: record.rel_path,
+                        size: record.size,
+                        mtime_ns: record.mtime_ns,
+                    });
+                    continue;
                 }
                 Some(_) => report.changed += 1,
                 None => report.added += 1,
@@ -332,6 +341,16 @@ impl Workspace {
             for r in upserts {
                 index.upsert(r);
             }
+            for t in &touches {
+                if let JournalEntry::Touch {
+                    rel_path,
+                    size,
+                    mtime_ns,
+                } = t
+                {
+                    index.touch(rel_path, *size, *mtime_ns);
+                }
+            }
             index.compact_if_sparse();
         }
         {
@@ -358,6 +377,7 @@ impl Workspace {
                 let mut entries: Vec<JournalEntry> =
                     removed.into_iter().map(JournalEntry::Delete).collect();
                 entries.extend(journal_upserts.into_iter().map(JournalEntry::Upsert));
+                entries.extend(touches);
                 store.append(&entries)?;
                 written = true;
             }

@@ -345,7 +345,7 @@ pub fn rerank(
             let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
             let role = *roles.entry(number).or_insert_with(|| {
                 let language = index
-                    .file(file)
+                    .file_head(file)
                     .map_or(crate::lang::Language::Other, |f| f.language);
                 file_role(file, language)
             });

@@ -57,6 +57,7 @@ impl FileCache {
 /// One version of a workspace's index, held for reading.
 pub struct SearchView<'w> {
     root: &'w Path,
+    store: Option<&'w crate::store::Store>,
     signals: crate::rerank::RerankSignals,
     index: RwLockReadGuard<'w, Index>,
 }
@@ -68,6 +69,7 @@ impl Workspace {
     pub fn view(&self) -> SearchView<'_> {
         SearchView {
             root: &self.shared.root,
+            store: self.shared.store.as_ref(),
             signals: self.shared.options.rank_signals,
             index: self.read_index(),
         }
@@ -124,7 +126,7 @@ impl<'w> SearchView<'w> {
                 .slice(text, c.start_line, c.end_line)
                 .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
         };
-        search_with_signals(
+        let ranked = search_with_signals(
             &graph,
             goal,
             options.anchors,
@@ -132,6 +134,15 @@ impl<'w> SearchView<'w> {
             &has_phrase,
             options.semantic,
             self.signals,
-        )
+        );
+        if !self.index.is_intact() {
+            // Saved chunks failed their checksum (and were not served): the
+            // saved index goes, so that no later process trusts it either;
+            // this one rebuilds at its next refresh.
+            if let Some(store) = self.store {
+                store.discard();
+            }
+        }
+        ranked
     }
 }

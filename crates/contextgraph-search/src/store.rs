@@ -17,33 +17,42 @@
 //! # Format and trust
 //!
 //! Both files start with a magic, the format version and the workspace path.
-//! Format 3 (the snapshot) holds the byte length of its records section,
-//! the file and chunk records without their terms, then the sorted term
-//! dictionary, then per term its postings as delta-encoded slot varints with
-//! tf varints: loading is one read, a checksum and two linear decodes (the
-//! records and the postings, on two threads alongside the checksum), with
-//! no allocation per term. What only some operations need (reverse edges,
-//! the slot → terms inversion) is derived after the load, in the
-//! background. The journal holds whole records (terms as strings), replayed
-//! onto the loaded index. Formats 1 (terms as strings inside every chunk
-//! record) and 2 (format 3 without the section length) are detected by
+//! Format 5 (the snapshot) is laid out in checksummed sections (see
+//! `index/frozen.rs`): a per-file table, per-slot lengths, the chunk
+//! records, the term → postings table, the symbol and reverse-edge tables
+//! and the slot → terms lists. A load maps the file, checks every section's
+//! CRC-32 (at memory speed, no allocation) and decodes only the per-file
+//! table and the slot lengths; the rest is read in place when a query or a
+//! refresh touches it. The journal holds whole records (terms as strings),
+//! replayed onto the loaded index, and names its snapshot by the SHA-256 of
+//! the snapshot's section directory (which holds every section's length and
+//! checksum). Formats 1 to 4 (decoded whole on every load) are detected by
 //! their version and rebuilt.
 //!
-//! Both files start with a magic, the format version and the workspace path;
-//! every snapshot payload and every journal entry carries its SHA-256. On load
-//! a wrong magic, another version, another workspace, a checksum mismatch, a
-//! truncated entry or any decoding error means the index is *not trusted*:
-//! the caller rebuilds from the files. Lengths read from disk are bounded by
-//! the bytes actually present, so a corrupt length cannot make us allocate.
-//! Writes go to a temporary file renamed into place, so a crash leaves the
-//! previous snapshot intact.
+//! On load a wrong magic, another version, another workspace, a checksum
+//! mismatch, a truncated file or entry, or any decoding error of what a load
+//! decodes means the index is *not trusted*: the caller rebuilds from the
+//! files. What is decoded later was checksummed at the load, and is
+//! bounds-checked all the same (a malformed entry reads as absent, never as
+//! a panic). Lengths read from disk are bounded by the bytes actually
+//! present, so a corrupt length cannot make us allocate. Writes go to a
+//! temporary file renamed into place, so a crash leaves the previous
+//! snapshot intact, and a mapped snapshot is never written to: a process
+//! serving from it keeps reading the file it opened (on Linux, the
+//! replaced file's pages stay readable until it is unmapped).
+//!
+//! After a refresh, what changed is held in memory beside the mapped
+//! snapshot (and appended to the journal); a snapshot write folds both into
+//! a new file, which the next process maps.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use crate::codec::{Reader, Writer};
-use crate::index::{sha256, FileRecord, Index};
+use crate::index::{sha256, Backing, FileRecord, Index};
 use crate::tree::{Stamp, Tree};
 
 /// Environment variable overriding the cache base directory.
@@ -53,8 +62,10 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// written by another version is rebuilt, never reinterpreted. Version 4:
 /// oversized chunks are split into pieces that fit a frame and item-level
 /// macro blocks are symbols, so an index chunked by version 3 would keep
-/// serving the old, unservable chunks.
-pub const FORMAT_VERSION: u32 = 4;
+/// serving the old, unservable chunks. Version 5: the snapshot is laid out
+/// in checksummed sections read in place (see the module docs), so a
+/// version 4 file would be misread, not merely slower.
+pub const FORMAT_VERSION: u32 = 5;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
@@ -118,6 +129,16 @@ pub enum JournalEntry {
     Upsert(FileRecord),
     /// A file is gone.
     Delete(String),
+    /// A file's metadata changed, not its content: its new size and
+    /// modification time (see [`Index::touch`]).
+    Touch {
+        /// The file.
+        rel_path: String,
+        /// Its size.
+        size: u64,
+        /// Its modification time, nanoseconds since the epoch.
+        mtime_ns: Option<i128>,
+    },
 }
 
 /// The on-disk index of one workspace.
@@ -208,6 +229,15 @@ impl Store {
         Tree::decode(&mut Reader::new(payload))
     }
 
+    /// Remove the saved index (snapshot, journal, tree), found corrupt after
+    /// its load: the next open builds it again. Best effort: a file that
+    /// cannot be removed is refused again by the same checks.
+    pub fn discard(&self) {
+        for path in [self.tree_path(), self.journal_path(), self.snapshot_path()] {
+            let _ = fs::remove_file(path);
+        }
+    }
+
     /// Bytes on disk (snapshot + journal).
     pub fn size_on_disk(&self) -> u64 {
         [self.snapshot_path(), self.journal_path()]
@@ -233,8 +263,8 @@ impl Store {
     /// format version, another workspace, corrupt or truncated).
     pub fn load_index(&self) -> Result<Option<(Index, u64)>, StoreError> {
         let snap = self.snapshot_path();
-        let bytes = match fs::read(&snap) {
-            Ok(b) => b,
+        let file = match fs::File::open(&snap) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path: snap, source }),
         };
@@ -242,36 +272,25 @@ impl Store {
             path: path.to_path_buf(),
             why: why.to_owned(),
         };
+        let bytes = map(&file).map_err(|source| StoreError::Io {
+            path: snap.clone(),
+            source,
+        })?;
         let mut r = Reader::new(&bytes);
         self.read_header(&mut r, SNAPSHOT_MAGIC)
             .map_err(|why| untrusted(&snap, &why))?;
-        let snapshot_id = r
-            .array32()
-            .ok_or_else(|| untrusted(&snap, "checksum mismatch (corrupt or truncated)"))?;
-        let payload = r.rest();
-        // The checksum runs alongside the decode (which is bounds-checked, so
-        // decoding unverified bytes is safe); nothing decoded is used unless
-        // the checksum matches.
-        let (checksum_ok, decoded) = std::thread::scope(|scope| {
-            let worker = std::thread::Builder::new()
-                .name("cgp-index-checksum".into())
-                .spawn_scoped(scope, || sha256(payload) == snapshot_id);
-            let mut p = Reader::new(payload);
-            let decoded = Index::decode(&mut p).map(|index| (index, p.is_empty()));
-            let ok = match worker {
-                Ok(handle) => handle.join().unwrap_or(false),
-                Err(_) => sha256(payload) == snapshot_id,
-            };
-            (ok, decoded)
-        });
-        if !checksum_ok {
-            return Err(untrusted(&snap, "checksum mismatch (corrupt or truncated)"));
-        }
-        let mut index = match decoded {
-            Some((index, true)) => index,
-            Some((_, false)) => return Err(untrusted(&snap, "trailing bytes")),
-            None => return Err(untrusted(&snap, "undecodable index")),
-        };
+        let start = bytes.len() - r.remaining();
+        let directory = bytes
+            .get(start..start + crate::index::DIRECTORY_BYTES)
+            .ok_or_else(|| untrusted(&snap, "truncated"))?;
+        let snapshot_id = sha256(directory);
+        let bytes = Arc::new(bytes);
+        let mut index = Index::open(Arc::clone(&bytes), start).ok_or_else(|| {
+            untrusted(
+                &snap,
+                "checksum mismatch or undecodable index (corrupt or truncated)",
+            )
+        })?;
         let journal = self.journal_path();
         let mut journal_entries = 0u64;
         match fs::read(&journal) {
@@ -296,6 +315,13 @@ impl Store {
                         JournalEntry::Upsert(rec) => index.upsert(rec),
                         JournalEntry::Delete(path) => {
                             index.remove(&path);
+                        }
+                        JournalEntry::Touch {
+                            rel_path,
+                            size,
+                            mtime_ns,
+                        } => {
+                            index.touch(&rel_path, size, mtime_ns);
                         }
                     }
                 }
@@ -357,19 +383,11 @@ impl Store {
             move |source| StoreError::Io { path, source }
         };
         fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        let mut payload = Writer::default();
-        index.encode(&mut payload);
-        let digest = sha256(&payload.buf);
-        let mut head = self.header(SNAPSHOT_MAGIC);
-        head.raw(&digest);
         let snap = self.snapshot_path();
-        // Header and payload are written in turn, not concatenated first: a
-        // copy of the payload (tens of MB on a large repository) would raise
-        // the build's peak memory for nothing.
-        atomic_write(&snap, &[&head.buf, &payload.buf]).map_err(io(&snap))?;
-        drop(payload);
+        let snapshot_id = write_snapshot_file(&snap, &self.header(SNAPSHOT_MAGIC).buf, index)
+            .map_err(io(&snap))?;
         let mut journal = self.header(JOURNAL_MAGIC);
-        journal.raw(&digest);
+        journal.raw(&snapshot_id);
         let jp = self.journal_path();
         atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))
     }
@@ -405,6 +423,49 @@ impl Store {
     /// Snapshot size in bytes.
     pub fn snapshot_bytes(&self) -> u64 {
         fs::metadata(self.snapshot_path()).map_or(0, |m| m.len())
+    }
+}
+
+/// Write `index` as a snapshot at `path` (a temporary file renamed into
+/// place): the header, room for the directory, the sections as they are
+/// encoded, then the directory in its room. Returns the snapshot's id
+/// (the SHA-256 of its directory).
+fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Result<[u8; 32]> {
+    use std::io::{Seek, SeekFrom};
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let directory = {
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&tmp)?);
+        f.write_all(head)?;
+        f.write_all(&[0u8; crate::index::DIRECTORY_BYTES])?;
+        let directory = index.encode(&mut |bytes: &[u8]| f.write_all(bytes))?;
+        let mut f = f.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(head.len() as u64))?;
+        f.write_all(&directory)?;
+        f.sync_all()?;
+        directory
+    };
+    fs::rename(&tmp, path)?;
+    Ok(sha256(&directory))
+}
+
+/// The snapshot's bytes: mapped, or read whole where mapping is refused
+/// (an empty file, a file system without mmap).
+fn map(file: &fs::File) -> std::io::Result<Backing> {
+    // SAFETY: the mapping is read-only and the file is never written in
+    // place: every writer (this process or another `cgp`) writes a
+    // temporary file and renames it over this one, which leaves the mapped
+    // inode and its bytes untouched. A file truncated in place by someone
+    // else while mapped would fault on access; that is outside the cache's
+    // contract (the cache directory is ours alone).
+    #[allow(unsafe_code)] // the crate's one unsafe site
+    let mapped = unsafe { memmap2::Mmap::map(file) };
+    match mapped {
+        Ok(m) => Ok(Backing::Mapped(m)),
+        Err(_) => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut &*file, &mut bytes)?;
+            Ok(Backing::Owned(bytes))
+        }
     }
 }
 
@@ -444,6 +505,22 @@ fn write_entry(w: &mut Writer, e: &JournalEntry) {
             w.u8(2);
             w.str(p);
         }
+        JournalEntry::Touch {
+            rel_path,
+            size,
+            mtime_ns,
+        } => {
+            w.u8(3);
+            w.str(rel_path);
+            w.u64(*size);
+            match mtime_ns {
+                Some(m) => {
+                    w.u8(1);
+                    w.raw(&m.to_le_bytes());
+                }
+                None => w.u8(0),
+            }
+        }
     }
 }
 
@@ -451,6 +528,15 @@ fn read_entry(r: &mut Reader<'_>) -> Option<JournalEntry> {
     let e = match r.u8()? {
         1 => JournalEntry::Upsert(crate::codec::read_file(r, true)?),
         2 => JournalEntry::Delete(r.string()?),
+        3 => JournalEntry::Touch {
+            rel_path: r.string()?,
+            size: r.u64()?,
+            mtime_ns: match r.u8()? {
+                0 => None,
+                1 => Some(i128::from_le_bytes(r.take(16)?.try_into().ok()?)),
+                _ => return None,
+            },
+        },
         _ => return None,
     };
     r.is_empty().then_some(e)

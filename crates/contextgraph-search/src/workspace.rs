@@ -160,31 +160,12 @@ impl Workspace {
         // now, at index time (`semantic.rs`); a failure leaves the signal to
         // retry on the first query.
         let _ = workspace.prepare_semantic();
-        // Queries are answered right away; what the index derives lazily
-        // (reverse edges, slot → terms) is built here in the background under
-        // a read lock, so neither the first anchored query nor the first
-        // refresh waits for all of it. Without a thread it is built on first use.
-        let shared = Arc::clone(&workspace.shared);
-        let _ = std::thread::Builder::new()
-            .name("cgp-workspace-warm-up".into())
-            .spawn(move || {
-                let index = shared.index.read().unwrap_or_else(|p| p.into_inner());
-                index.warm_up();
-            });
         Ok((workspace, source))
     }
 
     /// The canonical workspace root.
     pub fn root(&self) -> &Path {
         &self.shared.root
-    }
-
-    /// Build now what the index otherwise derives in the background after
-    /// a load (reverse edges, slot → terms), returning once it exists.
-    /// Serving never needs this; a benchmark does, so that the background
-    /// work of one provider does not run into the timing of the next.
-    pub fn warm_up(&self) {
-        self.read_index().warm_up();
     }
 
     /// Index statistics.

@@ -1,15 +1,17 @@
 //! The code graph's edges inside the index: the symbol table (bare name →
-//! defining slots, eager) and the reverse edges (mentions, importers; lazy).
+//! defining slots) and the reverse edges (mentions, importers), each read
+//! from the snapshot's table in place plus what was linked since the load.
 
 // foldhash: seeded per process, much faster than SipHash on paths and names.
 use foldhash::HashMap;
 
+use super::frozen::Table;
+use super::postings::saved_slots;
 use super::{ChunkRecord, Index};
 use crate::chunk::ChunkKind;
 
-/// The reverse edges only anchored queries and the proximity walk read;
-/// like [`SlotTerms`], built on first use (from the live records) and then
-/// extended by every upsert. Removal leaves dead slots in (readers skip them).
+/// The reverse edges linked since the load (every upsert extends them).
+/// Removal leaves dead slots in (readers skip them).
 #[derive(Debug, Default, Clone)]
 pub(super) struct Edges {
     /// Bare name → slots that call, reference or document it.
@@ -42,19 +44,6 @@ impl Edges {
 }
 
 impl Index {
-    /// The reverse edges, built from the records on first use.
-    pub(super) fn edges(&self) -> &Edges {
-        self.edges.get_or_init(|| {
-            let mut edges = Edges::default();
-            for e in self.files.iter().flatten() {
-                for (i, c) in e.record.chunks.iter().enumerate() {
-                    edges.link(e.first_slot + i as u32, c);
-                }
-            }
-            edges
-        })
-    }
-
     /// Record a chunk's definition in the symbol table.
     pub(super) fn link_defs(&mut self, slot: u32, c: &ChunkRecord) {
         if let Some(s) = &c.symbol {
@@ -69,26 +58,39 @@ impl Index {
         }
     }
 
-    fn live_only<'a>(&'a self, list: Option<&'a Vec<u32>>) -> impl Iterator<Item = u32> + 'a {
-        list.map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .copied()
+    /// Live slots listed under `name`: the snapshot's table, then `since`.
+    fn live_slots<'a>(
+        &'a self,
+        table: fn(&super::frozen::Frozen) -> &Table,
+        since: Option<&'a Vec<u32>>,
+        name: &str,
+    ) -> impl Iterator<Item = u32> + 'a {
+        let saved = saved_slots(
+            self.frozen
+                .as_deref()
+                .and_then(|f| f.lookup(table(f), name.as_bytes())),
+        );
+        saved
+            .chain(since.map(Vec::as_slice).unwrap_or(&[]).iter().copied())
             .filter(|&s| self.is_live(s))
     }
 
     /// Live slots defining a bare name.
     pub fn definitions<'a>(&'a self, name: &str) -> impl Iterator<Item = u32> + 'a {
-        self.live_only(self.defs.get(name))
+        self.live_slots(|f| &f.defs, self.defs.get(name), name)
     }
 
     /// Live slots that call, reference or document a bare name.
     pub fn mentions_of<'a>(&'a self, name: &str) -> impl Iterator<Item = u32> + 'a {
-        self.live_only(self.edges().mentions.get(name))
+        self.live_slots(|f| &f.mentions, self.edges.mentions.get(name), name)
     }
 
     /// Live slots importing a workspace path (by one of their candidates).
     pub fn importers_of<'a>(&'a self, rel_path: &str) -> impl Iterator<Item = u32> + 'a {
-        self.live_only(self.edges().importers.get(rel_path))
+        self.live_slots(
+            |f| &f.importers,
+            self.edges.importers.get(rel_path),
+            rel_path,
+        )
     }
 }

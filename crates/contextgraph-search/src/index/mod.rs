@@ -2,11 +2,16 @@
 //! structures derived from them (BM25 postings, the symbol table and the
 //! reverse edges the proximity ranking walks).
 //!
-//! Terms are interned in a [`TermDict`]: a sorted, frozen part (one string
-//! blob plus offsets, exactly as loaded from the snapshot, so loading makes
-//! no per-term allocation) and a small hash-map tail for terms first seen
-//! after the load. Postings are addressed by term id: the frozen postings
-//! live in one flat arena, postings added later in a per-term tail.
+//! A loaded index is mostly the saved snapshot read in place (`frozen.rs`):
+//! the file is memory-mapped, its sections checksummed, and only the
+//! per-file table and the per-slot lengths are decoded. Postings, the term
+//! dictionary, the symbol table, the reverse edges, the slot → terms lists
+//! and each file's chunk records are read from the mapped bytes when a
+//! query or a refresh touches them (a file's chunks are then kept decoded).
+//! What changes after the load lives in memory beside the mapped part:
+//! terms first seen since, postings added since, document frequencies
+//! lowered by removals, names linked since. A snapshot write or a
+//! compaction folds both into one new snapshot.
 //!
 //! Updates are incremental: replacing or removing a file tombstones its chunk
 //! slots and appends new ones, adjusting document frequencies and lengths as
@@ -17,18 +22,13 @@
 //! Records held by an index keep their [`ChunkRecord::terms`] *empty*: the
 //! terms live in the postings (see [`Index::chunk_terms`]), which is what
 //! keeps a large index small in memory.
-//!
-//! Two derived structures are built on first use rather than during a load
-//! (they cost about a third of it): the slot → term-ids inversion (removal
-//! and `chunk_terms` need it) and the mention/import reverse edges (anchored
-//! queries and the proximity walk need them). [`Index::warm_up`] builds both;
-//! the provider calls it on a background thread right after opening.
 
 // foldhash: seeded per process, much faster than SipHash on paths and names.
 use foldhash::HashMap;
 use std::sync::{Arc, OnceLock};
 
 mod edges;
+mod frozen;
 mod postings;
 mod records;
 mod snapshot;
@@ -45,6 +45,8 @@ pub use terms::TermDict;
 use crate::tokenize::TermCounts;
 
 use edges::Edges;
+use frozen::Frozen;
+pub(crate) use frozen::{Backing, DIRECTORY_BYTES};
 use postings::{Posting, SlotTerms, DEAD};
 
 /// A live chunk slot: which file and which of its chunks.
@@ -60,7 +62,17 @@ pub struct Slot {
 
 #[derive(Debug, Clone)]
 struct FileEntry {
-    record: FileRecord,
+    /// The record's file-level fields, `chunks` empty: always in memory.
+    head: FileRecord,
+    /// The whole record: set on upsert, decoded from the snapshot on first use.
+    record: OnceLock<FileRecord>,
+    /// Where the chunks lie in the snapshot's records section (loaded files).
+    saved: Option<std::ops::Range<usize>>,
+    /// The CRC-32 of the saved chunks, and whether they matched it (checked
+    /// on first use, see [`frozen`]).
+    saved_crc: u32,
+    intact: OnceLock<bool>,
+    chunk_count: u32,
     first_slot: u32,
 }
 
@@ -71,7 +83,7 @@ struct SlotRef {
     ordinal: u32,
 }
 
-/// The in-memory index.
+/// The index: the saved snapshot read in place plus what changed since.
 #[derive(Debug, Default, Clone)]
 pub struct Index {
     files: Vec<Option<FileEntry>>,
@@ -79,19 +91,30 @@ pub struct Index {
     slots: Vec<SlotRef>,
     /// Per slot: BM25 length, or [`DEAD`].
     doc_lens: Vec<u32>,
-    /// Derived from the postings on first use (see [`SlotTerms`]).
-    slot_terms: OnceLock<SlotTerms>,
+    /// The loaded snapshot, when there is one (slots below
+    /// `frozen_slots` and term ids below the dictionary's frozen length
+    /// are described by it).
+    frozen: Option<Arc<Frozen>>,
+    frozen_slots: u32,
+    /// Per saved slot, its chunk record, decoded on first use (a query
+    /// reads the chunks it ranks, not their whole files).
+    saved_chunks: Vec<OnceLock<Option<Box<ChunkRecord>>>>,
+    /// Per slot added since the load, its term ids.
+    slot_terms: SlotTerms,
     dict: TermDict,
-    postings: Vec<Posting>,
-    /// Frozen postings `(slot, tf)` of all terms, term after term.
-    arena: Vec<(u32, u32)>,
-    /// Bare symbol name → defining slots (every frame's relations need it,
-    /// so it is built eagerly).
+    /// Postings of terms first seen since the load (id − frozen length).
+    tail_postings: Vec<Posting>,
+    /// Saved terms whose postings or frequency changed since the load.
+    changed_postings: HashMap<u32, Posting>,
+    /// Bare symbol name → defining slots linked since the load.
     defs: HashMap<String, Vec<u32>>,
-    /// Derived from the records on first use (see [`Edges`]).
-    edges: OnceLock<Edges>,
+    /// Reverse edges linked since the load.
+    edges: Edges,
     live: u32,
     total_len: u64,
+    /// Set when saved chunks did not match their checksum: they are not
+    /// served, and the next refresh rebuilds the index from the files.
+    corrupt: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Index {
@@ -134,14 +157,81 @@ impl Index {
         self.files.get(i as usize)?.as_ref()
     }
 
-    /// The record of a file (its chunks' `terms` are empty, see the module docs).
+    /// The record of a file (its chunks' `terms` are empty, see the module
+    /// docs), its chunks decoded from the snapshot on first use.
     pub fn file(&self, rel_path: &str) -> Option<&FileRecord> {
-        self.entry(rel_path).map(|e| &e.record)
+        self.entry(rel_path).map(|e| self.record_of(e))
     }
 
-    /// All file records, in no particular order.
+    /// A file's file-level fields (path, hash, size, time, language, gate)
+    /// with `chunks` *empty*: what a freshness check compares, without
+    /// decoding the file's chunks.
+    pub fn file_head(&self, rel_path: &str) -> Option<&FileRecord> {
+        self.entry(rel_path).map(|e| &e.head)
+    }
+
+    /// Every file's [`file_head`](Self::file_head), in no particular order.
+    pub fn heads(&self) -> impl Iterator<Item = &FileRecord> {
+        self.files.iter().flatten().map(|e| &e.head)
+    }
+
+    /// All file records, in no particular order (decodes every file's
+    /// chunks: for export and tests; serving uses [`heads`](Self::heads)).
     pub fn records(&self) -> impl Iterator<Item = &FileRecord> {
-        self.files.iter().flatten().map(|e| &e.record)
+        self.files.iter().flatten().map(|e| self.record_of(e))
+    }
+
+    /// A saved slot's chunk record, decoded alone.
+    fn saved_chunk(&self, slot: u32) -> Option<&ChunkRecord> {
+        let frozen = self.frozen.as_ref()?;
+        self.saved_chunks
+            .get(slot as usize)?
+            .get_or_init(|| {
+                let s = self.slots.get(slot as usize)?;
+                let e = self.files.get(s.file as usize)?.as_ref()?;
+                let file = self.saved_bytes(e)?;
+                let start = e.saved.as_ref()?.start;
+                let bytes = file.get(frozen.chunk_at(slot)?.checked_sub(start)?..)?;
+                crate::codec::read_chunk(&mut crate::codec::Reader::new(bytes), false).map(Box::new)
+            })
+            .as_deref()
+    }
+
+    /// A loaded file's saved chunks, once they matched their checksum.
+    fn saved_bytes(&self, e: &FileEntry) -> Option<&[u8]> {
+        let frozen = self.frozen.as_ref()?;
+        let bytes = frozen.section(frozen::RECORDS).get(e.saved.clone()?)?;
+        let intact = *e.intact.get_or_init(|| frozen::crc32(bytes) == e.saved_crc);
+        if !intact {
+            self.corrupt
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return None;
+        }
+        Some(bytes)
+    }
+
+    /// Whether everything read so far matched its checksum (see
+    /// `index/frozen.rs`); when not, the index must be rebuilt from the files.
+    pub fn is_intact(&self) -> bool {
+        !self.corrupt.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn record_of<'a>(&'a self, e: &'a FileEntry) -> &'a FileRecord {
+        e.record.get_or_init(|| {
+            let mut record = e.head.clone();
+            let saved = self.saved_bytes(e);
+            if let Some(bytes) = saved {
+                let mut r = crate::codec::Reader::new(bytes);
+                // Checksummed at load: a failure is a bug of ours, and reads
+                // as a file without chunks (its slots then serve nothing).
+                if let Some(chunks) = crate::codec::read_chunks(&mut r, false)
+                    .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)
+                {
+                    record.chunks = chunks;
+                }
+            }
+            record
+        })
     }
 
     /// All file records with their chunks' `terms` filled back in from the
@@ -150,14 +240,14 @@ impl Index {
         self.files
             .iter()
             .flatten()
-            .filter_map(|e| self.record_with_terms(&e.record.rel_path))
+            .filter_map(|e| self.record_with_terms(&e.head.rel_path))
             .collect()
     }
 
     /// One file's record with its chunks' `terms` filled back in.
     pub fn record_with_terms(&self, rel_path: &str) -> Option<FileRecord> {
         let e = self.entry(rel_path)?;
-        let mut r = e.record.clone();
+        let mut r = self.record_of(e).clone();
         for (i, c) in r.chunks.iter_mut().enumerate() {
             c.terms = TermCounts::from_pairs(self.chunk_terms(e.first_slot + i as u32));
         }
@@ -167,7 +257,7 @@ impl Index {
     /// The slot ids of a file's chunks.
     pub fn file_slots(&self, rel_path: &str) -> impl Iterator<Item = u32> + '_ {
         self.entry(rel_path)
-            .map(|e| e.first_slot..e.first_slot + e.record.chunks.len() as u32)
+            .map(|e| e.first_slot..e.first_slot + e.chunk_count)
             .into_iter()
             .flatten()
     }
@@ -198,34 +288,30 @@ impl Index {
         }
         let s = self.slots.get(slot as usize)?;
         let entry = self.files.get(s.file as usize)?.as_ref()?;
-        entry
-            .record
+        let path = entry.head.rel_path.as_str();
+        if entry.record.get().is_none() {
+            if let Some(c) = self.saved_chunk(slot) {
+                return Some((path, c));
+            }
+        }
+        self.record_of(entry)
             .chunks
             .get(s.ordinal as usize)
-            .map(|c| (entry.record.rel_path.as_str(), c))
+            .map(|c| (path, c))
     }
 
     /// Find a chunk by file and local id.
     pub fn find(&self, rel_path: &str, local_id: &str) -> Option<(u32, &ChunkRecord)> {
         let e = self.entry(rel_path)?;
-        e.record
-            .chunks
+        let chunks = &self.record_of(e).chunks;
+        chunks
             .iter()
             .position(|c| c.local_id == local_id)
-            .map(|i| (e.first_slot + i as u32, &e.record.chunks[i]))
+            .map(|i| (e.first_slot + i as u32, &chunks[i]))
     }
 
     /// Total number of slots ever allocated (live or dead).
     pub fn slot_capacity(&self) -> usize {
         self.slots.len()
-    }
-
-    /// Build what a loaded index derives lazily (the slot → terms inversion
-    /// and the reverse edges), so that neither the first anchored query nor
-    /// the first refresh pays for it. Meant for a background thread right
-    /// after a load; queries are answered meanwhile.
-    pub fn warm_up(&self) {
-        self.slot_terms();
-        self.edges();
     }
 }

@@ -1,47 +1,69 @@
-//! Postings: per term, the `(slot, tf)` pairs (a frozen arena as loaded
-//! plus per-term tails added since), and their inversion per slot.
+//! Postings: per term, the `(slot, tf)` pairs (read in place from the
+//! snapshot, plus per-term tails added since the load), and their inversion
+//! per slot (saved for the snapshot's slots, kept in memory for later ones).
 
+use super::frozen::{PostingList, SlotList};
 use super::Index;
 
 /// `doc_lens` marker of a tombstoned slot (one array says both "alive" and
 /// "how long", so the postings loop touches a single cache line per entry).
 pub(super) const DEAD: u32 = u32::MAX;
 
-/// A run of `(slot, tf)` postings.
-type PostingRun<'a> = &'a [(u32, u32)];
-
+/// What changed of a term since the load (or all of it, for a term first
+/// seen since).
 #[derive(Debug, Default, Clone)]
 pub(super) struct Posting {
     /// Live documents containing the term.
     pub(super) df: u32,
-    /// Range of the frozen arena holding this term's loaded postings.
-    pub(super) frozen: (u32, u32),
     /// `(slot, tf)` added since the load, in slot order; dead slots included
     /// until compaction.
     pub(super) extra: Vec<(u32, u32)>,
 }
 
-/// Per slot, the ids of its terms: the postings inverted. Only removal and
-/// [`Index::chunk_terms`] need it, so it is built on first use (or in the
-/// background, [`Index::warm_up`]), not during a load. Built at any time it
-/// is exact (it derives from the postings as they are), and once built every
-/// upsert extends it.
-#[derive(Debug, Default, Clone)]
+/// Per slot added since the load, the ids of its terms (removal lowers
+/// their document frequencies, [`Index::chunk_terms`] reads them back).
+#[derive(Debug, Clone)]
 pub(super) struct SlotTerms {
     /// Per slot: start of its term ids in `ids` (one extra at the end).
     pub(super) start: Vec<usize>,
     pub(super) ids: Vec<u32>,
 }
 
+impl Default for SlotTerms {
+    fn default() -> Self {
+        SlotTerms {
+            start: vec![0],
+            ids: Vec::new(),
+        }
+    }
+}
+
+/// The postings of one term: the saved part, then the part added since.
+pub(super) struct Postings<'a> {
+    saved: Option<PostingList<'a>>,
+    extra: std::slice::Iter<'a, (u32, u32)>,
+}
+
+impl Iterator for Postings<'_> {
+    type Item = (u32, u32);
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if let Some(saved) = self.saved.as_mut() {
+            if let Some(p) = saved.next() {
+                return Some(p);
+            }
+            self.saved = None;
+        }
+        self.extra.next().copied()
+    }
+}
+
 impl Index {
     /// A live slot's own-text term frequencies, sorted by term.
     pub fn chunk_terms(&self, slot: u32) -> Vec<(String, u32)> {
-        let Some((a, b)) = self.slot_term_range(slot) else {
-            return Vec::new();
-        };
-        let mut out: Vec<(String, u32)> = self.slot_terms().ids[a..b]
-            .iter()
-            .filter_map(|&id| {
+        let mut out: Vec<(String, u32)> = self
+            .slot_term_ids(slot)
+            .into_iter()
+            .filter_map(|id| {
                 let tf = self.tf_of(id, slot)?;
                 Some((self.dict.term(id)?.to_owned(), tf))
             })
@@ -50,84 +72,107 @@ impl Index {
         out
     }
 
-    pub(super) fn slot_term_range(&self, slot: u32) -> Option<(usize, usize)> {
-        let i = slot as usize;
-        let start = &self.slot_terms().start;
-        Some((*start.get(i)?, *start.get(i + 1)?))
+    /// The ids of a slot's terms.
+    pub(super) fn slot_term_ids(&self, slot: u32) -> Vec<u32> {
+        if slot < self.frozen_slots {
+            return self
+                .frozen
+                .as_ref()
+                .map(|f| f.forward(slot).collect())
+                .unwrap_or_default();
+        }
+        let i = (slot - self.frozen_slots) as usize;
+        let st = &self.slot_terms;
+        match (st.start.get(i), st.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => st.ids.get(a..b).unwrap_or(&[]).to_vec(),
+            _ => Vec::new(),
+        }
     }
 
-    /// The slot → term ids inversion, built from the postings on first use.
-    pub(super) fn slot_terms(&self) -> &SlotTerms {
-        self.slot_terms.get_or_init(|| {
-            let n_slots = self.slots.len();
-            let mut counts: Vec<usize> = vec![0; n_slots];
-            let runs = || {
-                self.postings.iter().enumerate().flat_map(|(id, p)| {
-                    let frozen = self
-                        .arena
-                        .get(p.frozen.0 as usize..p.frozen.1 as usize)
-                        .unwrap_or(&[]);
-                    frozen.iter().chain(&p.extra).map(move |e| (id as u32, e.0))
-                })
-            };
-            for (_, s) in runs() {
-                if let Some(c) = counts.get_mut(s as usize) {
-                    *c += 1;
-                }
-            }
-            let mut start: Vec<usize> = Vec::with_capacity(n_slots + 1);
-            let mut acc = 0usize;
-            for c in &counts {
-                start.push(acc);
-                acc += c;
-            }
-            start.push(acc);
-            let mut fill = start.clone();
-            let mut ids = vec![0u32; acc];
-            for (id, s) in runs() {
-                if let Some(at) = fill.get_mut(s as usize) {
-                    ids[*at] = id;
-                    *at += 1;
-                }
-            }
-            SlotTerms { start, ids }
-        })
+    fn tf_of(&self, id: u32, slot: u32) -> Option<u32> {
+        self.postings_of(id).find(|p| p.0 == slot).map(|p| p.1)
     }
 
-    pub(super) fn tf_of(&self, id: u32, slot: u32) -> Option<u32> {
-        let p = self.postings.get(id as usize)?;
-        let frozen = &self.arena[p.frozen.0 as usize..p.frozen.1 as usize];
-        [frozen, p.extra.as_slice()].into_iter().find_map(|list| {
-            list.binary_search_by_key(&slot, |e| e.0)
-                .ok()
-                .map(|i| list[i].1)
-        })
+    /// The saved postings of a frozen term id.
+    fn saved_postings(&self, id: u32) -> Option<PostingList<'_>> {
+        let frozen = self.frozen.as_ref()?;
+        let (_, payload) = frozen.entry(&frozen.terms, id as usize)?;
+        Some(PostingList::new(payload))
+    }
+
+    /// All postings of a term id (dead slots included).
+    pub(super) fn postings_of(&self, id: u32) -> Postings<'_> {
+        let frozen_len = self.dict.frozen_len() as u32;
+        let extra: &[(u32, u32)] = if id < frozen_len {
+            self.changed_postings.get(&id).map_or(&[], |p| &p.extra)
+        } else {
+            self.tail_postings
+                .get((id - frozen_len) as usize)
+                .map_or(&[], |p| &p.extra)
+        };
+        Postings {
+            saved: (id < frozen_len).then(|| self.saved_postings(id)).flatten(),
+            extra: extra.iter(),
+        }
+    }
+
+    /// The document frequency of a term id.
+    pub(super) fn df_of(&self, id: u32) -> u32 {
+        let frozen_len = self.dict.frozen_len() as u32;
+        if id >= frozen_len {
+            return self
+                .tail_postings
+                .get((id - frozen_len) as usize)
+                .map_or(0, |p| p.df);
+        }
+        match self.changed_postings.get(&id) {
+            Some(p) => p.df,
+            None => self
+                .saved_postings(id)
+                .map_or(0, |p| u32::try_from(p.declared()).unwrap_or(u32::MAX)),
+        }
+    }
+
+    /// The changeable part of a term's postings, created on first change
+    /// (for a saved term, with its saved document frequency).
+    pub(super) fn posting_mut(&mut self, id: u32) -> Option<&mut Posting> {
+        let frozen_len = self.dict.frozen_len() as u32;
+        if id >= frozen_len {
+            return self.tail_postings.get_mut((id - frozen_len) as usize);
+        }
+        if !self.changed_postings.contains_key(&id) {
+            let df = self.df_of(id);
+            self.changed_postings.insert(
+                id,
+                Posting {
+                    df,
+                    extra: Vec::new(),
+                },
+            );
+        }
+        self.changed_postings.get_mut(&id)
     }
 
     /// Number of live chunks containing `term`.
     pub fn df(&self, term: &str) -> u32 {
-        self.dict
-            .get(term)
-            .and_then(|id| self.postings.get(id as usize))
-            .map_or(0, |p| p.df)
+        self.dict.get(term).map_or(0, |id| self.df_of(id))
     }
 
     /// Live postings of `term`: `(slot, tf, doc_len)`.
     pub fn postings(&self, term: &str) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        let (frozen, extra): (PostingRun<'_>, PostingRun<'_>) = match self
-            .dict
+        self.dict
             .get(term)
-            .and_then(|id| self.postings.get(id as usize))
-        {
-            Some(p) => (
-                &self.arena[p.frozen.0 as usize..p.frozen.1 as usize],
-                &p.extra,
-            ),
-            None => (&[], &[]),
-        };
-        frozen.iter().chain(extra).filter_map(move |&(s, tf)| {
-            let len = self.doc_lens[s as usize];
-            (len != DEAD).then_some((s, tf, len))
-        })
+            .map(|id| self.postings_of(id))
+            .into_iter()
+            .flatten()
+            .filter_map(move |(s, tf)| {
+                let len = *self.doc_lens.get(s as usize)?;
+                (len != DEAD).then_some((s, tf, len))
+            })
     }
+}
+
+/// The saved slots of a table entry (defs, mentions, importers).
+pub(super) fn saved_slots(payload: Option<&[u8]>) -> SlotList<'_> {
+    SlotList::new(payload.unwrap_or(&[]))
 }

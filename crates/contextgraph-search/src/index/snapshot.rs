@@ -1,208 +1,376 @@
-//! The index's persisted form (format v3 payload): records, then the
-//! sorted dictionary and delta-encoded postings, decoded on two threads.
+//! The index's persisted form (format 5 payload, laid out as [`super::frozen`]
+//! describes): written from the live index, opened in place.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
-use super::postings::{Posting, DEAD};
+use foldhash::HashMap;
+
+use super::frozen::{
+    self, crc32, Backing, Frozen, SlotList, CHUNK_AT, DEFS, DOC_LENS, FILES, FORWARD, IMPORTERS,
+    MENTIONS, RECORDS, SECTIONS, TERMS,
+};
+use super::postings::DEAD;
+
+/// Bytes of chunk records gathered before they are written out.
+const RECORDS_FLUSH: usize = 8 << 20;
 use super::terms::TermDict;
 use super::{FileEntry, Index, SlotRef};
 use crate::codec::{Reader, Writer};
 
+/// Where an encoding goes: the sections in order, each measured and
+/// checksummed as it passes, so that a snapshot write streams the largest
+/// section to the file instead of holding the whole payload in memory.
+struct SectionWriter<'a> {
+    out: &'a mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    section: usize,
+    lens: [u64; SECTIONS],
+    crcs: Vec<crc32fast::Hasher>,
+}
+
+impl SectionWriter<'_> {
+    /// Bytes of `section` (sections come in order).
+    fn put(&mut self, section: usize, bytes: &[u8]) -> std::io::Result<()> {
+        if section < self.section || section >= SECTIONS {
+            return Err(std::io::Error::other("index sections out of order"));
+        }
+        self.section = section;
+        self.lens[section] += bytes.len() as u64;
+        self.crcs[section].update(bytes);
+        (self.out)(bytes)
+    }
+
+    /// The directory of what was written.
+    fn directory(self) -> Vec<u8> {
+        let mut directory = Writer::default();
+        let mut offset = frozen::DIRECTORY_BYTES as u64;
+        for (len, crc) in self.lens.iter().zip(self.crcs) {
+            directory.u64(offset);
+            directory.u64(*len);
+            directory.u32(crc.finalize());
+            offset += len;
+        }
+        let own = crc32(&directory.buf);
+        directory.u32(own);
+        directory.buf
+    }
+}
+
+/// A sorted table being written: entries in key order.
+#[derive(Default)]
+struct TableWriter {
+    offsets: Vec<u64>,
+    data: Writer,
+}
+
+impl TableWriter {
+    /// Append an entry: `key` (greater than the previous one) and a payload.
+    fn push(&mut self, key: &[u8], payload: impl FnOnce(&mut Writer)) {
+        self.offsets.push(self.data.buf.len() as u64);
+        self.data.varint(key.len() as u64);
+        self.data.raw(key);
+        payload(&mut self.data);
+    }
+
+    /// Write the table as `section`: count and offsets, then the entries.
+    fn finish(self, out: &mut SectionWriter<'_>, section: usize) -> std::io::Result<()> {
+        for part in self.parts() {
+            out.put(section, &part)?;
+        }
+        Ok(())
+    }
+
+    /// The table's two parts: count and offsets, then the entries.
+    fn parts(mut self) -> Vec<Vec<u8>> {
+        let n = self.offsets.len() as u64;
+        self.offsets.push(self.data.buf.len() as u64);
+        let mut head = Vec::with_capacity(8 + self.offsets.len() * 8);
+        head.extend_from_slice(&n.to_le_bytes());
+        for o in &self.offsets {
+            head.extend_from_slice(&o.to_le_bytes());
+        }
+        vec![head, self.data.buf]
+    }
+}
+
+/// Ascending numbers as a saved list: count, first, then gaps.
+fn write_ascending(w: &mut Writer, list: &[u32], mut each: impl FnMut(&mut Writer, usize)) {
+    w.varint(list.len() as u64);
+    let mut prev = 0u32;
+    for (i, &v) in list.iter().enumerate() {
+        w.varint(u64::from(if i == 0 { v } else { v - prev }));
+        each(w, i);
+        prev = v;
+    }
+}
+
 impl Index {
-    /// Encode the live index (format v3 payload): the byte length of the
-    /// records section (so a load decodes records and postings in parallel,
-    /// see [`decode`](Self::decode)); file records without terms, in slot
-    /// order (so live slots renumber densely and monotonically); the sorted
-    /// term dictionary; then per term its postings as delta-encoded slot
-    /// varints and tf varints.
-    pub(crate) fn encode(&self, w: &mut Writer) {
+    /// Encode the live index as a format 5 payload into `out`, section after
+    /// section, and return the directory (which goes before them: the
+    /// caller leaves [`frozen::DIRECTORY_BYTES`] for it). Files in slot
+    /// order (so live slots renumber densely and monotonically), terms and
+    /// names sorted, dead slots dropped. A file whose chunks were never
+    /// decoded since the load is copied as saved.
+    pub(crate) fn encode(
+        &self,
+        out: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<Vec<u8>> {
+        let mut out = SectionWriter {
+            out,
+            section: 0,
+            lens: [0; SECTIONS],
+            crcs: (0..SECTIONS).map(|_| crc32fast::Hasher::new()).collect(),
+        };
+        // Bytes of the records section already written out.
+        let mut records_base = 0usize;
         let mut order: Vec<&FileEntry> = self.files.iter().flatten().collect();
         order.sort_by_key(|e| e.first_slot);
         let mut remap: Vec<u32> = vec![DEAD; self.slots.len()];
-        let mut next = 0u32;
-        let length_at = w.buf.len();
-        w.u64(0); // patched below
-        let records_start = w.buf.len();
-        w.len(order.len());
+        let mut old_slots: Vec<u32> = Vec::with_capacity(self.live as usize);
+        let mut files = Writer::default();
+        let mut records = Writer::default();
+        let mut doc_lens = Writer::default();
+        let mut chunk_at = Writer::default();
+        files.len(order.len());
         for e in &order {
-            crate::codec::write_file(w, &e.record, false);
-            for i in 0..e.record.chunks.len() as u32 {
-                if let Some(m) = remap.get_mut((e.first_slot + i) as usize) {
-                    *m = next;
+            crate::codec::write_head(&mut files, &e.head);
+            files.u32(e.chunk_count);
+            if records.buf.len() >= RECORDS_FLUSH {
+                out.put(RECORDS, &records.buf)?;
+                records_base += records.buf.len();
+                records.buf.clear();
+            }
+            let local = records.buf.len();
+            let start = records_base + local;
+            let crc = match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
+                (Some(record), _, _) => {
+                    records.len(record.chunks.len());
+                    for c in &record.chunks {
+                        chunk_at.u64((records_base + records.buf.len()) as u64);
+                        crate::codec::write_chunk(&mut records, c, false);
+                    }
+                    crc32(records.buf.get(local..).unwrap_or(&[]))
                 }
-                next += 1;
+                (None, Some(range), Some(frozen)) => {
+                    // Copied as saved: its chunks move by the same amount.
+                    let old_start = range.start;
+                    records.raw(frozen.section(RECORDS).get(range).unwrap_or(&[]));
+                    for i in 0..e.chunk_count {
+                        let at = frozen.chunk_at(e.first_slot + i).unwrap_or(old_start);
+                        chunk_at.u64((at - old_start.min(at) + start) as u64);
+                    }
+                    // Its saved checksum, not a new one: bytes that no longer
+                    // match it keep failing it (never laundered by a copy).
+                    e.saved_crc
+                }
+                // Not reachable: a file is either upserted or loaded.
+                (None, _, _) => {
+                    crate::codec::write_chunks(&mut records, &[], false);
+                    crc32(records.buf.get(local..).unwrap_or(&[]))
+                }
+            };
+            files.u64(start as u64);
+            files.u64((records.buf.len() - local) as u64);
+            files.u32(crc);
+            for i in 0..e.chunk_count {
+                let old = e.first_slot + i;
+                if let Some(m) = remap.get_mut(old as usize) {
+                    *m = old_slots.len() as u32;
+                }
+                old_slots.push(old);
+                doc_lens.u32(self.doc_lens.get(old as usize).copied().unwrap_or(0));
             }
         }
-        let records_len = (w.buf.len() - records_start) as u64;
-        w.buf[length_at..records_start].copy_from_slice(&records_len.to_le_bytes());
-        let mut terms: Vec<(&str, u32)> = (0..self.dict.len() as u32)
-            .filter(|&id| self.postings.get(id as usize).is_some_and(|p| p.df > 0))
+        out.put(RECORDS, &records.buf)?;
+        drop(records);
+        out.put(FILES, &files.buf)?;
+        out.put(DOC_LENS, &doc_lens.buf)?;
+        out.put(CHUNK_AT, &chunk_at.buf)?;
+        drop((files, doc_lens, chunk_at));
+        let live = |s: u32| self.is_live(s);
+        let mapped = |s: u32| {
+            remap
+                .get(s as usize)
+                .copied()
+                .filter(|&m| m != DEAD && live(s))
+        };
+
+        // Terms: the saved ones (sorted) merged with those seen since.
+        let frozen_len = self.dict.frozen_len() as u32;
+        let mut tail: Vec<(&str, u32)> = (frozen_len..self.dict.len() as u32)
             .filter_map(|id| Some((self.dict.term(id)?, id)))
             .collect();
-        terms.sort_unstable();
-        w.varint(terms.len() as u64);
-        for (t, _) in &terms {
-            w.varint(t.len() as u64);
-            w.raw(t.as_bytes());
-        }
-        let mut live: Vec<(u32, u32)> = Vec::new();
-        for (_, id) in &terms {
-            let p = &self.postings[*id as usize];
-            live.clear();
-            let frozen = &self.arena[p.frozen.0 as usize..p.frozen.1 as usize];
-            live.extend(
-                frozen
-                    .iter()
-                    .chain(&p.extra)
-                    .filter(|(s, _)| self.is_live(*s))
-                    .map(|&(s, tf)| (remap[s as usize], tf)),
-            );
-            w.varint(live.len() as u64);
-            let mut prev = 0u32;
-            for (i, &(s, tf)) in live.iter().enumerate() {
-                // First entry absolute, then gaps (strictly positive).
-                w.varint(u64::from(if i == 0 { s } else { s - prev }));
-                w.varint(u64::from(tf));
-                prev = s;
-            }
-        }
-    }
-
-    /// Decode a v3 payload written by [`encode`](Self::encode). `None` on
-    /// any inconsistency (out-of-range slot, unsorted dictionary, bad UTF-8,
-    /// trailing bytes): the caller treats the index as untrusted.
-    ///
-    /// The records section and the dictionary + postings section are
-    /// independent byte ranges, decoded on two threads: a load takes about
-    /// the longer of the two, not their sum. Slot bounds, which need the
-    /// records, are checked once both are done.
-    pub(crate) fn decode(r: &mut Reader<'_>) -> Option<Index> {
-        let records_len = usize::try_from(r.u64()?).ok()?;
-        let records = r.take(records_len)?;
-        let terms = r.rest();
-        let (index, terms) = std::thread::scope(|scope| {
-            let worker = std::thread::Builder::new()
-                .name("cgp-index-decode".into())
-                .spawn_scoped(scope, || decode_terms(terms));
-            let index = decode_records(records);
-            let terms = match worker {
-                Ok(handle) => handle.join().ok().flatten(),
-                // No thread to be had: decode here instead.
-                Err(_) => decode_terms(terms),
+        tail.sort_unstable();
+        let mut new_id: Vec<u32> = vec![DEAD; self.dict.len()];
+        let mut terms = TableWriter::default();
+        let mut list: Vec<(u32, u32)> = Vec::new();
+        let mut slots_only: Vec<u32> = Vec::new();
+        let mut saved = (0..frozen_len)
+            .filter_map(|id| Some((self.dict.term(id)?, id)))
+            .peekable();
+        let mut since = tail.into_iter().peekable();
+        loop {
+            let next = match (saved.peek(), since.peek()) {
+                (Some(a), Some(b)) if a.0 <= b.0 => saved.next(),
+                (Some(_), Some(_)) => since.next(),
+                (Some(_), None) => saved.next(),
+                (None, Some(_)) => since.next(),
+                (None, None) => None,
             };
-            (index, terms)
-        });
-        let mut index = index?;
-        let terms = terms?;
-        if terms
-            .max_slot
-            .is_some_and(|m| m as usize >= index.slots.len())
-        {
-            return None; // a posting names a slot no record has
-        }
-        index.dict = terms.dict;
-        index.postings = terms.postings;
-        index.arena = terms.arena;
-        Some(index)
-    }
-}
-
-/// The dictionary + postings section, decoded.
-struct DecodedTerms {
-    dict: TermDict,
-    postings: Vec<Posting>,
-    arena: Vec<(u32, u32)>,
-    /// Highest slot any posting names (checked against the records).
-    max_slot: Option<u32>,
-}
-
-/// The records section: files, slots, lengths and the symbol table.
-fn decode_records(bytes: &[u8]) -> Option<Index> {
-    let r = &mut Reader::new(bytes);
-    let mut index = Index::default();
-    let n_files = r.len_prefix()?;
-    index.files.reserve(n_files);
-    for file_no in 0..n_files {
-        let record = crate::codec::read_file(r, false)?;
-        let first_slot = index.slots.len() as u32;
-        for (ordinal, c) in record.chunks.iter().enumerate() {
-            let slot = first_slot + ordinal as u32;
-            index.slots.push(SlotRef {
-                file: file_no as u32,
-                ordinal: ordinal as u32,
+            let Some((term, id)) = next else { break };
+            if self.df_of(id) == 0 {
+                continue;
+            }
+            list.clear();
+            list.extend(
+                self.postings_of(id)
+                    .filter_map(|(s, tf)| Some((mapped(s)?, tf))),
+            );
+            if list.is_empty() {
+                continue;
+            }
+            new_id[id as usize] = terms.offsets.len() as u32;
+            slots_only.clear();
+            slots_only.extend(list.iter().map(|p| p.0));
+            terms.push(term.as_bytes(), |w| {
+                write_ascending(w, &slots_only, |w, i| w.varint(u64::from(list[i].1)));
             });
-            let len = c.doc_len.min(DEAD - 1);
-            index.doc_lens.push(len);
-            index.total_len += u64::from(len);
-            index.link_defs(slot, c);
         }
-        let path: Arc<str> = Arc::from(record.rel_path.as_str());
-        if index.by_path.insert(path, file_no as u32).is_some() {
-            return None; // the same path twice
-        }
-        index.files.push(Some(FileEntry { record, first_slot }));
-    }
-    index.live = u32::try_from(index.slots.len()).ok()?;
-    r.is_empty().then_some(index)
-}
 
-/// The dictionary + postings section; must be consumed exactly.
-fn decode_terms(bytes: &[u8]) -> Option<DecodedTerms> {
-    let r = &mut Reader::new(bytes);
-    let n_terms = r.varint_len()?;
-    let mut blob = String::new();
-    let mut offsets: Vec<u32> = Vec::with_capacity(n_terms + 1);
-    offsets.push(0);
-    for i in 0..n_terms {
-        let len = r.varint_len()?;
-        let term = std::str::from_utf8(r.take(len)?).ok()?;
-        if i > 0 {
-            let prev = &blob[offsets[i - 1] as usize..];
-            if prev >= term {
-                return None; // not strictly sorted
-            }
+        terms.finish(&mut out, TERMS)?;
+
+        // Per slot, its term ids in the new numbering.
+        let mut forward = TableWriter::default();
+        let mut ids: Vec<u32> = Vec::new();
+        for &old in &old_slots {
+            ids.clear();
+            ids.extend(
+                self.slot_term_ids(old)
+                    .into_iter()
+                    .filter_map(|id| new_id.get(id as usize).copied().filter(|&n| n != DEAD)),
+            );
+            ids.sort_unstable();
+            ids.dedup();
+            forward.offsets.push(forward.data.buf.len() as u64);
+            write_ascending(&mut forward.data, &ids, |_, _| {});
         }
-        blob.push_str(term);
-        offsets.push(u32::try_from(blob.len()).ok()?);
-    }
-    let dict = TermDict::frozen_from(blob, offsets);
-    let mut postings = Vec::with_capacity(n_terms);
-    // Every posting takes at least two bytes: an upper bound, so the arena
-    // is allocated once instead of regrown (and copied) as it fills.
-    let mut arena: Vec<(u32, u32)> = Vec::with_capacity(r.remaining() / 2);
-    let mut max_slot: Option<u32> = None;
-    for _ in 0..n_terms {
-        let count = r.varint_len()?;
-        let start = u32::try_from(arena.len()).ok()?;
-        let mut prev = 0u32;
-        for i in 0..count {
-            let gap = u32::try_from(r.varint()?).ok()?;
-            if i > 0 && gap == 0 {
-                return None; // not strictly increasing
+
+        let names = |which: fn(&Frozen) -> &frozen::Table, since: &HashMap<String, Vec<u32>>| {
+            let mut merged: BTreeMap<&[u8], Vec<u32>> = BTreeMap::new();
+            if let Some(f) = self.frozen.as_deref() {
+                let table = which(f);
+                for i in 0..table.len() {
+                    if let Some((key, payload)) = f.entry(table, i) {
+                        merged
+                            .entry(key)
+                            .or_default()
+                            .extend(SlotList::new(payload));
+                    }
+                }
             }
-            let slot = if i == 0 { gap } else { prev.checked_add(gap)? };
-            let tf = u32::try_from(r.varint()?).ok()?;
-            if slot == DEAD || tf == 0 {
+            for (name, slots) in since {
+                merged.entry(name.as_bytes()).or_default().extend(slots);
+            }
+            let mut table = TableWriter::default();
+            for (name, slots) in merged {
+                let mut slots: Vec<u32> = slots.into_iter().filter_map(mapped).collect();
+                slots.sort_unstable();
+                slots.dedup();
+                if !slots.is_empty() {
+                    table.push(name, |w| write_ascending(w, &slots, |_, _| {}));
+                }
+            }
+            table
+        };
+        names(|f| &f.defs, &self.defs).finish(&mut out, DEFS)?;
+        names(|f| &f.mentions, &self.edges.mentions).finish(&mut out, MENTIONS)?;
+        names(|f| &f.importers, &self.edges.importers).finish(&mut out, IMPORTERS)?;
+        forward.finish(&mut out, FORWARD)?;
+        Ok(out.directory())
+    }
+
+    /// [`encode`](Self::encode) into one buffer (compaction, tests).
+    pub(crate) fn encode_to_vec(&self) -> Vec<u8> {
+        let mut out = vec![0u8; frozen::DIRECTORY_BYTES];
+        let directory = self.encode(&mut |bytes: &[u8]| {
+            out.extend_from_slice(bytes);
+            Ok(())
+        });
+        // Writing into memory cannot fail, nor can the sections come out
+        // of order (the order is fixed above); an empty payload is refused
+        // by any open all the same.
+        match directory {
+            Ok(d) => out[..frozen::DIRECTORY_BYTES].copy_from_slice(&d),
+            Err(_) => out.clear(),
+        }
+        out
+    }
+
+    /// Open a format 5 payload starting at `start` in `bytes`: checksums
+    /// checked, the per-file table and the slot lengths decoded, everything
+    /// else left in place. `None` on any inconsistency: the caller treats
+    /// the index as untrusted.
+    pub(crate) fn open(bytes: Arc<Backing>, start: usize) -> Option<Index> {
+        let frozen = Arc::new(Frozen::open(bytes, start)?);
+        let mut index = Index::default();
+        let mut r = Reader::new(frozen.section(FILES));
+        let records_len = frozen.section(RECORDS).len();
+        let lens = frozen.section(DOC_LENS);
+        let n_files = r.len_prefix()?;
+        index.files.reserve(n_files);
+        for file_no in 0..n_files {
+            let head = crate::codec::read_head(&mut r)?;
+            let chunk_count = r.u32()?;
+            let off = usize::try_from(r.u64()?).ok()?;
+            let len = usize::try_from(r.u64()?).ok()?;
+            let saved_crc = r.u32()?;
+            if off.checked_add(len)? > records_len {
                 return None;
             }
-            arena.push((slot, tf));
-            prev = slot;
+            let first_slot = u32::try_from(index.slots.len()).ok()?;
+            for ordinal in 0..chunk_count {
+                let at = index.slots.len().checked_mul(4)?;
+                let len = u32::from_le_bytes(lens.get(at..at + 4)?.try_into().ok()?);
+                if len == DEAD {
+                    return None;
+                }
+                index.slots.push(SlotRef {
+                    file: file_no as u32,
+                    ordinal,
+                });
+                index.doc_lens.push(len);
+                index.total_len += u64::from(len);
+            }
+            if index
+                .by_path
+                .insert(Arc::from(head.rel_path.as_str()), file_no as u32)
+                .is_some()
+            {
+                return None; // the same path twice
+            }
+            index.files.push(Some(FileEntry {
+                head,
+                record: OnceLock::new(),
+                saved: Some(off..off + len),
+                saved_crc,
+                intact: OnceLock::new(),
+                chunk_count,
+                first_slot,
+            }));
         }
-        if count > 0 {
-            max_slot = max_slot.max(Some(prev));
+        let n_slots = index.slots.len();
+        if !r.is_empty()
+            || lens.len() != n_slots * 4
+            || frozen.forward_len() != n_slots
+            || frozen.section(CHUNK_AT).len() != n_slots * 8
+        {
+            return None;
         }
-        let end = u32::try_from(arena.len()).ok()?;
-        postings.push(Posting {
-            df: u32::try_from(count).ok()?,
-            frozen: (start, end),
-            extra: Vec::new(),
-        });
+        index.saved_chunks = (0..n_slots).map(|_| OnceLock::new()).collect();
+        index.live = u32::try_from(n_slots).ok()?;
+        index.frozen_slots = index.live;
+        index.dict = TermDict::frozen_from(Arc::clone(&frozen));
+        index.frozen = Some(frozen);
+        Some(index)
     }
-    arena.shrink_to_fit();
-    r.is_empty().then_some(DecodedTerms {
-        dict,
-        postings,
-        arena,
-        max_slot,
-    })
 }

@@ -1,15 +1,18 @@
 //! The term dictionary: terms interned to dense ids, a frozen sorted part
-//! exactly as loaded plus a small tail for terms seen after the load.
+//! read in place from the snapshot plus a small tail for terms seen after
+//! the load.
+
+use std::sync::Arc;
+
+use super::frozen::Frozen;
 
 /// Terms interned to dense ids.
 ///
 /// Ids `0..frozen_len` are the frozen, sorted terms (looked up by binary
-/// search in one blob); later ids come from the tail map.
+/// search in the snapshot's terms table); later ids come from the tail map.
 #[derive(Debug, Default, Clone)]
 pub struct TermDict {
-    blob: String,
-    /// `frozen_len + 1` offsets into `blob`.
-    offsets: Vec<u32>,
+    frozen: Option<Arc<Frozen>>,
     /// foldhash: seeded per process (not predictable from file contents),
     /// much faster than SipHash on the short term strings of a cold build.
     tail: foldhash::HashMap<Box<str>, u32>,
@@ -17,44 +20,41 @@ pub struct TermDict {
 }
 
 impl TermDict {
-    /// A dictionary of only frozen terms: `blob` holds them sorted and
-    /// concatenated, `offsets` their `len + 1` boundaries (as a snapshot
-    /// stores them, so a load allocates nothing per term).
-    pub(super) fn frozen_from(blob: String, offsets: Vec<u32>) -> TermDict {
+    /// A dictionary of the snapshot's terms.
+    pub(super) fn frozen_from(frozen: Arc<Frozen>) -> TermDict {
         TermDict {
-            blob,
-            offsets,
+            frozen: Some(frozen),
             ..TermDict::default()
         }
     }
 
-    fn frozen_len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+    pub(super) fn frozen_len(&self) -> usize {
+        self.frozen.as_ref().map_or(0, |f| f.terms.len())
     }
 
-    fn frozen(&self, i: usize) -> &str {
-        &self.blob[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    fn frozen(&self, i: usize) -> Option<&str> {
+        let f = self.frozen.as_ref()?;
+        let (key, _) = f.entry(&f.terms, i)?;
+        std::str::from_utf8(key).ok()
     }
 
     /// The id of `term`, if known.
     pub fn get(&self, term: &str) -> Option<u32> {
-        let (mut lo, mut hi) = (0usize, self.frozen_len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.frozen(mid).cmp(term) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid as u32),
-            }
+        let saved = self
+            .frozen
+            .as_ref()
+            .and_then(|f| f.find(&f.terms, term.as_bytes()));
+        match saved {
+            Some(i) => Some(i as u32),
+            None => self.tail.get(term).copied(),
         }
-        self.tail.get(term).copied()
     }
 
     /// The term of an id.
     pub fn term(&self, id: u32) -> Option<&str> {
         let i = id as usize;
         if i < self.frozen_len() {
-            Some(self.frozen(i))
+            self.frozen(i)
         } else {
             self.tail_terms.get(i - self.frozen_len()).map(|t| &**t)
         }

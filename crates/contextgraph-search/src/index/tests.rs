@@ -1,8 +1,8 @@
 use super::*;
 use crate::chunk::{ChunkKind, ImportRef};
-use crate::codec::{Reader, Writer};
 use crate::lang::Language;
 use contextgraph_types::Timestamp;
+use std::sync::Arc;
 
 fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
     FileRecord {
@@ -39,13 +39,12 @@ fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
     }
 }
 
+fn open(bytes: Vec<u8>) -> Option<Index> {
+    Index::open(Arc::new(Backing::Owned(bytes)), 0)
+}
+
 fn roundtrip(index: &Index) -> Index {
-    let mut w = Writer::default();
-    index.encode(&mut w);
-    let mut r = Reader::new(&w.buf);
-    let out = Index::decode(&mut r).expect("decodes");
-    assert!(r.is_empty());
-    out
+    open(index.encode_to_vec()).expect("opens")
 }
 
 fn sorted(mut v: Vec<FileRecord>) -> Vec<FileRecord> {
@@ -54,7 +53,7 @@ fn sorted(mut v: Vec<FileRecord>) -> Vec<FileRecord> {
 }
 
 #[test]
-fn v3_payload_round_trips_records_terms_and_statistics() {
+fn v5_payload_round_trips_records_terms_and_statistics() {
     let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)], &[("beta", 3)]]);
     let b = record("b.rs", &[&[("alpha", 1), ("gamma", 1)]]);
     let index = Index::from_records([a.clone(), b.clone()]);
@@ -66,6 +65,7 @@ fn v3_payload_round_trips_records_terms_and_statistics() {
     );
     assert_eq!(back.avg_len(), index.avg_len());
     assert_eq!(back.mentions_of("callee").count(), 3);
+    assert_eq!(back.mentions_of("nobody").count(), 0);
     let mut p: Vec<_> = back.postings("beta").collect();
     p.sort_unstable();
     assert_eq!(p.iter().map(|x| x.1).collect::<Vec<_>>(), [1, 3]);
@@ -104,7 +104,7 @@ fn edits_after_a_load_touch_only_that_files_postings_and_compact_to_a_fresh_buil
 }
 
 #[test]
-fn lazily_derived_parts_are_exact_whether_built_before_or_after_edits() {
+fn edits_read_the_same_whether_the_files_chunks_were_decoded_before_or_not() {
     let mut a = record("a.rs", &[&[("alpha", 2), ("beta", 1)]]);
     a.chunks[0].imports = vec![ImportRef {
         module: "crate::b".into(),
@@ -117,19 +117,23 @@ fn lazily_derived_parts_are_exact_whether_built_before_or_after_edits() {
     assert_eq!(
         loaded.importers_of("b.rs").count(),
         1,
-        "edges built on demand"
+        "edges read from the snapshot"
     );
-    // Edit once with the lazy parts already built, once with them still unbuilt.
-    let mut warm = loaded.clone();
-    warm.warm_up();
-    let mut cold = roundtrip(&Index::from_records([a, b]));
-    for ix in [&mut warm, &mut cold] {
+    // Edit once with every file's chunks decoded, once with none decoded.
+    let mut decoded = loaded.clone();
+    assert_eq!(decoded.records().count(), 2);
+    let mut in_place = roundtrip(&Index::from_records([a, b]));
+    for ix in [&mut decoded, &mut in_place] {
         ix.upsert(a2.clone());
         assert_eq!(ix.importers_of("b.rs").count(), 0, "the importer is gone");
         assert_eq!(ix.mentions_of("callee").count(), 3);
         for t in ["alpha", "beta", "gamma", "delta"] {
             assert_eq!(ix.df(t), fresh.df(t), "{t}");
         }
+        // A snapshot of the edited index (saved parts copied, changes
+        // folded in) is the fresh build's.
+        let again = roundtrip(ix);
+        assert_eq!(again.encode_to_vec(), fresh.encode_to_vec());
         assert_eq!(
             sorted(ix.records_with_terms()),
             sorted(fresh.records_with_terms())
@@ -139,53 +143,151 @@ fn lazily_derived_parts_are_exact_whether_built_before_or_after_edits() {
     }
 }
 
-/// The payload split after its records section (`u64` length + records).
-fn split(index: &Index) -> (Vec<u8>, Vec<u8>) {
-    let mut w = Writer::default();
-    index.encode(&mut w);
-    let len = u64::from_le_bytes(w.buf[..8].try_into().expect("8 bytes")) as usize;
-    let terms = w.buf.split_off(8 + len);
-    (w.buf, terms)
+#[test]
+fn opening_decodes_only_the_file_table_and_chunks_on_first_use() {
+    let index = roundtrip(&Index::from_records([
+        record("a.rs", &[&[("alpha", 1)]]),
+        record("b.rs", &[&[("beta", 1)]]),
+    ]));
+    let decoded = |ix: &Index| {
+        ix.files
+            .iter()
+            .flatten()
+            .filter(|e| e.record.get().is_some())
+            .count()
+    };
+    assert_eq!(decoded(&index), 0);
+    assert_eq!(index.file_head("a.rs").map(|h| h.chunks.len()), Some(0));
+    assert_eq!(index.postings("alpha").count(), 1);
+    assert_eq!(decoded(&index), 0, "a posting lookup decodes no record");
+    let slot = index.postings("beta").next().map(|p| p.0).expect("a slot");
+    assert_eq!(
+        index.chunk(slot).map(|(p, c)| (p, c.title.as_str())),
+        Some(("b.rs", "t0"))
+    );
+    assert_eq!(decoded(&index), 0, "a chunk is decoded alone, not its file");
+    assert_eq!(index.file("a.rs").map(|r| r.chunks.len()), Some(1));
+    assert_eq!(decoded(&index), 1);
+    // Saved again, an untouched file's chunks are copied and still found.
+    let again = roundtrip(&index);
+    assert_eq!(again.chunk(slot).map(|(p, _)| p), Some("b.rs"));
+    assert_eq!(again.encode_to_vec(), index.encode_to_vec());
+}
+
+/// The payload's sections, cut along its directory.
+fn sections(payload: &[u8]) -> Vec<Vec<u8>> {
+    (0..frozen::SECTIONS)
+        .map(|i| {
+            let at = |k: usize| {
+                let b = &payload[i * 20 + k..i * 20 + k + 8];
+                u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize
+            };
+            payload[at(0)..at(0) + at(8)].to_vec()
+        })
+        .collect()
+}
+
+/// A payload of `sections` with a directory and checksums that match them.
+fn assemble(sections: &[Vec<u8>]) -> Vec<u8> {
+    let mut dir = Vec::new();
+    let mut offset = frozen::DIRECTORY_BYTES as u64;
+    for s in sections {
+        dir.extend_from_slice(&offset.to_le_bytes());
+        dir.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        dir.extend_from_slice(&frozen::crc32(s).to_le_bytes());
+        offset += s.len() as u64;
+    }
+    let own = frozen::crc32(&dir);
+    dir.extend_from_slice(&own.to_le_bytes());
+    for s in sections {
+        dir.extend_from_slice(s);
+    }
+    dir
 }
 
 #[test]
-fn a_posting_naming_a_slot_no_record_has_is_refused() {
-    // Each section is well-formed alone; together the postings name
-    // slot 1 of an index with a single chunk.
-    let (one_chunk, _) = split(&Index::from_records([record("a.rs", &[&[("alpha", 1)]])]));
-    let (_, two_chunks) = split(&Index::from_records([record(
-        "a.rs",
-        &[&[("alpha", 1)], &[("alpha", 1)]],
-    )]));
-    let mut bad = one_chunk.clone();
-    bad.extend_from_slice(&two_chunks);
-    assert!(Index::decode(&mut Reader::new(&bad)).is_none());
-    let (_, one_terms) = split(&Index::from_records([record("a.rs", &[&[("alpha", 1)]])]));
-    let mut good = one_chunk;
-    good.extend_from_slice(&one_terms);
-    assert!(Index::decode(&mut Reader::new(&good)).is_some());
+fn checksummed_but_inconsistent_sections_are_refused() {
+    // Each section is well-formed and checksummed; together the slot
+    // lengths describe two chunks where the file table has one.
+    let one = sections(&Index::from_records([record("a.rs", &[&[("alpha", 1)]])]).encode_to_vec());
+    let two = sections(
+        &Index::from_records([record("a.rs", &[&[("alpha", 1)], &[("alpha", 1)]])]).encode_to_vec(),
+    );
+    assert!(open(assemble(&one)).is_some());
+    let mut bad = one.clone();
+    bad[frozen::DOC_LENS] = two[frozen::DOC_LENS].clone();
+    assert!(open(assemble(&bad)).is_none());
+    let mut bad = one.clone();
+    bad[frozen::FORWARD] = two[frozen::FORWARD].clone();
+    assert!(open(assemble(&bad)).is_none());
+    // A table whose offsets run past its data.
+    let mut bad = one;
+    let last = bad[frozen::TERMS].len() - 1;
+    bad[frozen::TERMS].truncate(last);
+    assert!(open(assemble(&bad)).is_none());
 }
 
 #[test]
-fn corrupt_v3_payloads_are_refused_not_trusted() {
+fn corrupt_or_truncated_v5_payloads_are_refused_not_trusted() {
     let index = Index::from_records([record("a.rs", &[&[("alpha", 2), ("beta", 1)]])]);
-    let mut w = Writer::default();
-    index.encode(&mut w);
-    let good = w.buf;
+    let good = index.encode_to_vec();
+    assert!(open(good.clone()).is_some());
     for cut in 0..good.len() {
-        let mut r = Reader::new(&good[..cut]);
         assert!(
-            Index::decode(&mut r).is_none_or(|_| !r.is_empty()),
-            "a payload cut at {cut} bytes must not decode whole"
+            open(good[..cut].to_vec()).is_none(),
+            "a payload cut at {cut} bytes must not open"
         );
     }
-    // Unsorted dictionary: swap the two terms' first letters.
-    let mut bad = good.clone();
-    let at = bad.windows(5).position(|x| x == b"alpha").expect("alpha");
-    let bt = bad.windows(4).position(|x| x == b"beta").expect("beta");
-    bad[at] = b'c';
-    bad[bt] = b'a';
-    assert!(Index::decode(&mut Reader::new(&bad)).is_none());
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0x20;
+        // Refused at the load, or (a byte of the chunk records, checked per
+        // file on first use) refused when the file is read.
+        if let Some(ix) = open(bad) {
+            assert_eq!(ix.records().map(|r| r.chunks.len()).sum::<usize>(), 0);
+            assert!(
+                !ix.is_intact(),
+                "a payload with byte {at} flipped must not be trusted"
+            );
+        }
+    }
+    let mut longer = good;
+    longer.push(0);
+    assert!(open(longer).is_none(), "trailing bytes");
+}
+
+#[test]
+fn a_malformed_entry_reads_as_absent_never_as_a_panic() {
+    // Past the checksums (as after a collision): garbage in the terms and
+    // records sections, re-checksummed, must not panic whatever is asked.
+    let index = Index::from_records([
+        record("a.rs", &[&[("alpha", 2), ("beta", 1)]]),
+        record("b.rs", &[&[("beta", 1)]]),
+    ]);
+    let good = sections(&index.encode_to_vec());
+    for section in [
+        frozen::TERMS,
+        frozen::RECORDS,
+        frozen::MENTIONS,
+        frozen::FORWARD,
+    ] {
+        for at in 0..good[section].len() {
+            let mut bad = good.clone();
+            bad[section][at] = 0xff;
+            let Some(mut ix) = open(assemble(&bad)) else {
+                continue;
+            };
+            let _ = (ix.df("alpha"), ix.postings("beta").count());
+            let _ = (
+                ix.mentions_of("callee").count(),
+                ix.chunk(0),
+                ix.chunk_terms(1),
+            );
+            let _ = ix.records_with_terms();
+            ix.upsert(record("a.rs", &[&[("delta", 1)]]));
+            ix.compact();
+        }
+    }
 }
 
 /// A chunk's terms are counted piece by piece (lines, qualified name,

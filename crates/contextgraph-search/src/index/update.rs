@@ -1,11 +1,11 @@
 //! Incremental updates: upsert and remove tombstone slots and adjust
-//! frequencies in place; compaction rebuilds densely.
+//! frequencies in place (beside the mapped snapshot, never in it);
+//! compaction rebuilds densely.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::postings::{Posting, DEAD};
 use super::{FileEntry, FileRecord, Index, SlotRef};
-use crate::codec::{Reader, Writer};
 
 impl Index {
     /// Insert or replace a file's record. The chunks' `terms` go into the
@@ -28,59 +28,78 @@ impl Index {
             for (term, tf) in std::mem::take(&mut c.terms).iter() {
                 let (id, new) = self.dict.intern(term);
                 if new {
-                    self.postings.push(Posting::default());
+                    self.tail_postings.push(Posting::default());
                 }
-                let p = &mut self.postings[id as usize];
-                p.df += 1;
-                p.extra.push((slot, tf));
-                if let Some(st) = self.slot_terms.get_mut() {
-                    st.ids.push(id);
+                if let Some(p) = self.posting_mut(id) {
+                    p.df += 1;
+                    p.extra.push((slot, tf));
                 }
+                self.slot_terms.ids.push(id);
             }
-            if let Some(st) = self.slot_terms.get_mut() {
-                st.start.push(st.ids.len());
-            }
+            self.slot_terms.start.push(self.slot_terms.ids.len());
             self.link_defs(slot, c);
-            if let Some(edges) = self.edges.get_mut() {
-                edges.link(slot, c);
-            }
+            self.edges.link(slot, c);
         }
         let path: Arc<str> = Arc::from(record.rel_path.as_str());
-        self.files.push(Some(FileEntry { record, first_slot }));
+        let head = record.clone_head();
+        let chunk_count = record.chunks.len() as u32;
+        self.files.push(Some(FileEntry {
+            head,
+            record: OnceLock::from(record),
+            saved: None,
+            saved_crc: 0,
+            intact: OnceLock::new(),
+            chunk_count,
+            first_slot,
+        }));
         self.by_path.insert(path, file_no);
+    }
+
+    /// A file's metadata changed but not its content (same hash): record
+    /// the new size and modification time, keeping chunks and postings.
+    /// Returns whether the file was known.
+    pub fn touch(&mut self, rel_path: &str, size: u64, mtime_ns: Option<i128>) -> bool {
+        let Some(&file_no) = self.by_path.get(rel_path) else {
+            return false;
+        };
+        let Some(Some(entry)) = self.files.get_mut(file_no as usize) else {
+            return false;
+        };
+        for record in std::iter::once(&mut entry.head).chain(entry.record.get_mut()) {
+            record.size = size;
+            record.mtime_ns = mtime_ns;
+        }
+        true
     }
 
     /// Remove a file; returns its record when it was known.
     pub fn remove(&mut self, rel_path: &str) -> Option<FileRecord> {
-        if !self.by_path.contains_key(rel_path) {
-            return None;
-        }
-        // The document frequencies below need the slot → terms inversion.
-        self.slot_terms();
-        let file_no = self.by_path.remove(rel_path)?;
+        let file_no = *self.by_path.get(rel_path)?;
+        let entry = self.files.get(file_no as usize)?.as_ref()?;
+        // Decoded before the entry goes (it may still be in the snapshot).
+        self.record_of(entry);
+        self.by_path.remove(rel_path);
         let entry = self.files.get_mut(file_no as usize)?.take()?;
-        for ordinal in 0..entry.record.chunks.len() {
-            let slot = entry.first_slot + ordinal as u32;
+        for ordinal in 0..entry.chunk_count {
+            let slot = entry.first_slot + ordinal;
             if let Some(len) = self.doc_lens.get_mut(slot as usize) {
-                if *len != DEAD {
-                    self.live = self.live.saturating_sub(1);
-                    self.total_len = self.total_len.saturating_sub(u64::from(*len));
+                if *len == DEAD {
+                    continue;
                 }
+                self.live = self.live.saturating_sub(1);
+                self.total_len = self.total_len.saturating_sub(u64::from(*len));
                 *len = DEAD;
             }
-            if let Some((a, b)) = self.slot_term_range(slot) {
-                let ids = self.slot_terms.get().map_or(&[][..], |st| &st.ids[a..b]);
-                for &id in ids {
-                    if let Some(p) = self.postings.get_mut(id as usize) {
-                        p.df = p.df.saturating_sub(1);
-                    }
+            for id in self.slot_term_ids(slot) {
+                if let Some(p) = self.posting_mut(id) {
+                    p.df = p.df.saturating_sub(1);
                 }
             }
             // Postings, defs, mentions and importers keep the dead slot until
             // compaction; readers skip dead slots, which keeps removal
             // O(the file's terms), not O(posting lists).
         }
-        Some(entry.record)
+        entry.record.into_inner()
     }
 
     /// Rebuild densely when over half the slots are dead, so postings of
@@ -93,12 +112,26 @@ impl Index {
     }
 
     /// Rebuild densely (live slots only, every term frozen and sorted):
-    /// exactly what a snapshot round trip produces.
+    /// exactly what a snapshot round trip produces, held in memory.
     pub fn compact(&mut self) {
-        let mut w = Writer::default();
-        self.encode(&mut w);
-        if let Some(fresh) = Index::decode(&mut Reader::new(&w.buf)) {
+        let bytes = self.encode_to_vec();
+        if let Some(fresh) = Index::open(Arc::new(super::Backing::Owned(bytes)), 0) {
             *self = fresh;
+        }
+    }
+}
+
+impl FileRecord {
+    /// The file-level fields, without chunks.
+    pub(super) fn clone_head(&self) -> FileRecord {
+        FileRecord {
+            rel_path: self.rel_path.clone(),
+            content_hash: self.content_hash,
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+            language: self.language,
+            skipped: self.skipped,
+            chunks: Vec::new(),
         }
     }
 }

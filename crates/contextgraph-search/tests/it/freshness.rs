@@ -200,3 +200,78 @@ fn the_check_before_an_answer_does_not_wait_for_the_watcher() {
         ["src/quiet/unseen.rs#quiet::unseen::unheralded_ibis"]
     );
 }
+
+#[test]
+fn a_touched_file_keeps_its_chunks_and_its_new_time_survives_a_reload() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let config = dir.path().join("src/config.rs");
+    backdate(&config);
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    ws.refresh().expect("refresh");
+    // Same bytes, another modification time (a checkout, a `touch`).
+    let later = std::time::SystemTime::now() - Duration::from_secs(1800);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&config)
+        .expect("open");
+    file.set_modified(later).expect("set mtime");
+    drop(file);
+    let report = ws.refresh().expect("refresh");
+    assert_eq!((report.touched, report.changed), (1, 0), "{report:?}");
+    let wanted = "src/config.rs#config::parse_timeout".to_string();
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+    drop(ws);
+    // A new process replays the journal's touch: nothing left to re-read.
+    let (ws, source) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    assert_eq!(source, contextgraph_search::IndexSource::Loaded);
+    let report = ws.refresh().expect("refresh");
+    assert!(!report.changed_anything(), "{report:?}");
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+}
+
+#[test]
+fn a_file_whose_saved_chunks_fail_their_checksum_is_not_served_and_the_next_refresh_rebuilds() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let wanted = "src/config.rs#config::parse_timeout".to_string();
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+    drop(ws);
+    // Flip one byte of config.rs's saved chunk records (the first place
+    // its qualified name appears: the records come before the terms).
+    let index = std::fs::read_dir(cache.path())
+        .expect("cache")
+        .flatten()
+        .map(|d| d.path().join("index.bin"))
+        .find(|p| p.exists())
+        .expect("index.bin");
+    let mut bytes = std::fs::read(&index).expect("read");
+    let needle = b"config::parse_timeout";
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the record is saved");
+    bytes[at] ^= 0x01;
+    std::fs::write(&index, &bytes).expect("write");
+    // The load checks the other sections only: it trusts the file...
+    let (ws, source) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    assert_eq!(source, contextgraph_search::IndexSource::Loaded);
+    // ... but the corrupt chunks are never served, and no panic.
+    assert!(!hits(&ws, "parse_timeout").contains(&wanted));
+    // Nor trusted by the next process: it builds the index again.
+    let (again, source) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    assert_eq!(source, contextgraph_search::IndexSource::Built);
+    assert!(hits(&again, "parse_timeout").contains(&wanted));
+    drop(again);
+    // This one rebuilds at its next refresh: served again.
+    ws.refresh().expect("refresh");
+    assert!(hits(&ws, "parse_timeout").contains(&wanted));
+    drop(ws);
+    let (ws, source) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+    assert_eq!(source, contextgraph_search::IndexSource::Loaded);
+    assert!(
+        hits(&ws, "parse_timeout").contains(&wanted),
+        "the rebuilt index was saved"
+    );
+}
