@@ -109,7 +109,6 @@ fn main() {
         ..WorkspaceOptions::default()
     };
     let (p, _) = WorkspaceProvider::open(&ws, options).expect("open");
-    p.warm_up();
     let mut held: Vec<FrameId> = Vec::new();
     for goal in GOALS {
         let answer = p.query(&ContextQuery::new(goal, 12, 6000)).expect("query");
