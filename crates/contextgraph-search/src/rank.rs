@@ -351,7 +351,11 @@ pub fn search_with_signals(
                     raw *= TEST_CODE_FACTOR;
                 }
             }
-            Candidate { slot, score: raw }
+            Candidate {
+                slot,
+                score: raw,
+                phrase: phrase_hits.contains(&slot),
+            }
         })
         .collect();
     rerank(index, &shape, signals, &accepted_record, &mut scored);

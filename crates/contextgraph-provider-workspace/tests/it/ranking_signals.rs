@@ -42,6 +42,8 @@ fn without(step: &str) -> RerankSignals {
         "roles" => s.roles = false,
         "coherence" => s.coherence = false,
         "saturation" => s.saturation = false,
+        "test_files" => s.test_files = false,
+        "code_goals" => s.code_goals = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -174,6 +176,104 @@ fn tests_and_examples_rank_below_the_implementation() {
     assert_eq!(
         first_file(&off, "retry a request with exponential backoff"),
         "examples/retry_backoff.rs"
+    );
+}
+
+/// An implementation that holds two of the goal's four words, and a test
+/// file that says all four over and over (never as the goal's phrase), as
+/// tests of it do.
+fn tested_retry_fixture() -> Fixture {
+    let f = Fixture::empty();
+    f.write(
+        "src/retry.rs",
+        "/// Retry with backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    let mut test = String::from("#[test]\nfn retries() {\n");
+    for _ in 0..3 {
+        test.push_str("    // exponential backoff: each request retry doubles the backoff\n");
+    }
+    test.push_str("    assert_eq!(retry_with_backoff(3), 6);\n}\n");
+    f.write("tests/retries.rs", &test);
+    f
+}
+
+#[test]
+fn a_test_file_ranks_below_the_implementation_even_when_it_repeats_the_goal() {
+    let f = tested_retry_fixture();
+    let goal = "retry a request with exponential backoff";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, goal)[0],
+        "src/retry.rs",
+        "{:?}",
+        files(&on, goal)
+    );
+    assert_eq!(
+        first_file(&on, "tests of the request retry with exponential backoff"),
+        "tests/retries.rs",
+        "a goal naming tests gets them"
+    );
+    let off = open_with(&f, without("test_files"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "tests/retries.rs",
+        "with the test factor alone the repetitions win: {:?}",
+        files(&off, goal)
+    );
+}
+
+#[test]
+fn a_pasted_phrase_found_in_a_test_file_is_not_demoted_further() {
+    let f = tested_retry_fixture();
+    let goal = "each request retry doubles the backoff";
+    let score = |p: &WorkspaceProvider| {
+        let r = ask(p, &q(goal));
+        let frame = r.frames.first().expect("an answer");
+        assert!(frame.id.starts_with("tests/retries.rs#"), "{}", frame.id);
+        frame.score
+    };
+    let on = open_with(&f, RerankSignals::default());
+    let off = open_with(&f, without("test_files"));
+    assert!(
+        (score(&on) - score(&off)).abs() < 1e-6,
+        "the phrase's chunk keeps the test factor: {} against {}",
+        score(&on),
+        score(&off)
+    );
+}
+
+#[test]
+fn a_goal_describing_code_gets_code_before_docs_and_a_question_may_get_docs() {
+    let f = Fixture::empty();
+    f.write(
+        "src/policy.rs",
+        "/// Backoff between attempts.\npub fn next_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    f.write(
+        "docs/guide.md",
+        "# Guide\n\nExponential backoff: each request retry doubles the backoff of the request.\n",
+    );
+    let description = "retry a request with exponential backoff";
+    let question = "how is a request retried with exponential backoff?";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, description)[0],
+        "src/policy.rs",
+        "{:?}",
+        files(&on, description)
+    );
+    assert_eq!(
+        files(&on, question)[0],
+        "docs/guide.md",
+        "a question keeps the docs factor: {:?}",
+        files(&on, question)
+    );
+    let off = open_with(&f, without("code_goals"));
+    assert_eq!(
+        files(&off, description)[0],
+        "docs/guide.md",
+        "with the docs factor alone the guide wins: {:?}",
+        files(&off, description)
     );
 }
 
