@@ -106,6 +106,10 @@ pub struct RerankSignals {
     pub coherence: bool,
     /// Step 5.
     pub saturation: bool,
+    /// The file-name share of the lexical stage's path signal
+    /// (`rank::W_FILE_NAME`): goal words naming the file itself count
+    /// more than goal words naming its directories.
+    pub file_name: bool,
     /// Step 3's refinement for test files ([`TEST_FILE_FACTOR`]).
     pub test_files: bool,
     /// Step 3's refinement for goals that describe code
@@ -122,6 +126,7 @@ impl Default for RerankSignals {
             roles: true,
             coherence: true,
             saturation: true,
+            file_name: true,
             test_files: true,
             code_goals: true,
             semantic: true,
@@ -136,13 +141,14 @@ impl RerankSignals {
         roles: false,
         coherence: false,
         saturation: false,
+        file_name: false,
         test_files: false,
         code_goals: false,
         semantic: false,
     };
 
     /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
-    /// `definitions,roles,coherence,saturation,test_files,code_goals`)
+    /// `definitions,roles,coherence,saturation,file_name,test_files,code_goals`)
     /// switched off. Read by the
     /// benchmark's ablation runs; unset means all on.
     pub fn from_env() -> RerankSignals {
@@ -154,6 +160,7 @@ impl RerankSignals {
                     "roles" => s.roles = false,
                     "coherence" => s.coherence = false,
                     "saturation" => s.saturation = false,
+                    "file_name" => s.file_name = false,
                     "test_files" => s.test_files = false,
                     "code_goals" => s.code_goals = false,
                     "semantic" => s.semantic = false,

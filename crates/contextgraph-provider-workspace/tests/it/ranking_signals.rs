@@ -42,6 +42,7 @@ fn without(step: &str) -> RerankSignals {
         "roles" => s.roles = false,
         "coherence" => s.coherence = false,
         "saturation" => s.saturation = false,
+        "file_name" => s.file_name = false,
         "test_files" => s.test_files = false,
         "code_goals" => s.code_goals = false,
         other => panic!("unknown step {other}"),
@@ -185,7 +186,7 @@ fn tests_and_examples_rank_below_the_implementation() {
 fn tested_retry_fixture() -> Fixture {
     let f = Fixture::empty();
     f.write(
-        "src/retry.rs",
+        "src/policy.rs",
         "/// Retry with backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
     );
     let mut test = String::from("#[test]\nfn retries() {\n");
@@ -204,7 +205,7 @@ fn a_test_file_ranks_below_the_implementation_even_when_it_repeats_the_goal() {
     let on = open_with(&f, RerankSignals::default());
     assert_eq!(
         files(&on, goal)[0],
-        "src/retry.rs",
+        "src/policy.rs",
         "{:?}",
         files(&on, goal)
     );
@@ -375,5 +376,35 @@ fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
         off.first().map(String::as_str),
         Some("src/backoff.rs"),
         "{off:?}"
+    );
+}
+
+/// Two files about the goal's word, one in a folder named after it, one
+/// named after it; the first says the word once more.
+#[test]
+fn a_file_named_after_the_goal_beats_a_file_in_a_folder_named_after_it() {
+    let f = Fixture::empty();
+    f.write(
+        "src/retry/policy.rs",
+        "/// Retry the request, retry it.\npub fn next(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    f.write(
+        "src/net/retry.rs",
+        "/// Retry the request.\npub fn again(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    let goal = "retry the request";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, goal)[0],
+        "src/net/retry.rs",
+        "{:?}",
+        files(&on, goal)
+    );
+    let off = open_with(&f, without("file_name"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "src/retry/policy.rs",
+        "without the file-name share the folder counts as much: {:?}",
+        files(&off, goal)
     );
 }
