@@ -42,6 +42,7 @@ fn without(step: &str) -> RerankSignals {
         "roles" => s.roles = false,
         "coherence" => s.coherence = false,
         "saturation" => s.saturation = false,
+        "file_focus" => s.file_focus = false,
         "file_name" => s.file_name = false,
         "test_files" => s.test_files = false,
         "code_goals" => s.code_goals = false,
@@ -295,14 +296,27 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
     }
     f.write("src/parser.rs", &parser);
     let goal = "parse a header value";
-    let on = open_with(&f, RerankSignals::default());
+    // Measured with file focus off on both sides: focus divides the summed
+    // score by the file's chunk count, and this fixture's two files differ
+    // in size (the focus test below covers that division).
+    let base = RerankSignals {
+        file_focus: false,
+        ..RerankSignals::default()
+    };
+    let on = open_with(&f, base);
     assert_eq!(
         files(&on, goal)[0],
         "src/parser.rs",
         "{:?}",
         files(&on, goal)
     );
-    let off = open_with(&f, without("coherence"));
+    let off = open_with(
+        &f,
+        RerankSignals {
+            coherence: false,
+            ..base
+        },
+    );
     assert_eq!(
         files(&off, goal)[0],
         "src/misc.rs",
@@ -405,6 +419,42 @@ fn a_file_named_after_the_goal_beats_a_file_in_a_folder_named_after_it() {
         files(&off, goal)[0],
         "src/retry/policy.rs",
         "without the file-name share the folder counts as much: {:?}",
+        files(&off, goal)
+    );
+}
+
+/// A hub file whose twelve functions include four about the goal, and a
+/// small file that is about the goal throughout.
+#[test]
+fn a_focused_file_beats_a_hub_file_that_matches_in_a_few_of_many_chunks() {
+    let f = Fixture::empty();
+    let mut hub = String::new();
+    for i in 0..12 {
+        let doc = if i < 4 {
+            "Decode the frame header."
+        } else {
+            "Something else entirely."
+        };
+        hub.push_str(&format!(
+            "/// {doc}\npub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"
+        ));
+    }
+    f.write("src/engine.rs", &hub);
+    let mut focused = String::new();
+    for i in 0..2 {
+        focused.push_str(&format!(
+            "/// Decode the frame header, part {i}.\npub fn part_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"
+        ));
+    }
+    f.write("src/wire.rs", &focused);
+    let goal = "decode the frame header";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(files(&on, goal)[0], "src/wire.rs", "{:?}", files(&on, goal));
+    let off = open_with(&f, without("file_focus"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "src/engine.rs",
+        "without file focus the hub's summed score wins: {:?}",
         files(&off, goal)
     );
 }
