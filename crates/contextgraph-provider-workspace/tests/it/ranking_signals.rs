@@ -42,6 +42,10 @@ fn without(step: &str) -> RerankSignals {
         "roles" => s.roles = false,
         "coherence" => s.coherence = false,
         "saturation" => s.saturation = false,
+        "file_focus" => s.file_focus = false,
+        "file_name" => s.file_name = false,
+        "test_files" => s.test_files = false,
+        "code_goals" => s.code_goals = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -177,6 +181,104 @@ fn tests_and_examples_rank_below_the_implementation() {
     );
 }
 
+/// An implementation that holds two of the goal's four words, and a test
+/// file that says all four over and over (never as the goal's phrase), as
+/// tests of it do.
+fn tested_retry_fixture() -> Fixture {
+    let f = Fixture::empty();
+    f.write(
+        "src/policy.rs",
+        "/// Retry with backoff.\npub fn retry_with_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    let mut test = String::from("#[test]\nfn retries() {\n");
+    for _ in 0..3 {
+        test.push_str("    // exponential backoff: each request retry doubles the backoff\n");
+    }
+    test.push_str("    assert_eq!(retry_with_backoff(3), 6);\n}\n");
+    f.write("tests/retries.rs", &test);
+    f
+}
+
+#[test]
+fn a_test_file_ranks_below_the_implementation_even_when_it_repeats_the_goal() {
+    let f = tested_retry_fixture();
+    let goal = "retry a request with exponential backoff";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, goal)[0],
+        "src/policy.rs",
+        "{:?}",
+        files(&on, goal)
+    );
+    assert_eq!(
+        first_file(&on, "tests of the request retry with exponential backoff"),
+        "tests/retries.rs",
+        "a goal naming tests gets them"
+    );
+    let off = open_with(&f, without("test_files"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "tests/retries.rs",
+        "with the test factor alone the repetitions win: {:?}",
+        files(&off, goal)
+    );
+}
+
+#[test]
+fn a_pasted_phrase_found_in_a_test_file_is_not_demoted_further() {
+    let f = tested_retry_fixture();
+    let goal = "each request retry doubles the backoff";
+    let score = |p: &WorkspaceProvider| {
+        let r = ask(p, &q(goal));
+        let frame = r.frames.first().expect("an answer");
+        assert!(frame.id.starts_with("tests/retries.rs#"), "{}", frame.id);
+        frame.score
+    };
+    let on = open_with(&f, RerankSignals::default());
+    let off = open_with(&f, without("test_files"));
+    assert!(
+        (score(&on) - score(&off)).abs() < 1e-6,
+        "the phrase's chunk keeps the test factor: {} against {}",
+        score(&on),
+        score(&off)
+    );
+}
+
+#[test]
+fn a_goal_describing_code_gets_code_before_docs_and_a_question_may_get_docs() {
+    let f = Fixture::empty();
+    f.write(
+        "src/policy.rs",
+        "/// Backoff between attempts.\npub fn next_backoff(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    f.write(
+        "docs/guide.md",
+        "# Guide\n\nExponential backoff: each request retry doubles the backoff of the request.\n",
+    );
+    let description = "retry a request with exponential backoff";
+    let question = "how is a request retried with exponential backoff?";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, description)[0],
+        "src/policy.rs",
+        "{:?}",
+        files(&on, description)
+    );
+    assert_eq!(
+        files(&on, question)[0],
+        "docs/guide.md",
+        "a question keeps the docs factor: {:?}",
+        files(&on, question)
+    );
+    let off = open_with(&f, without("code_goals"));
+    assert_eq!(
+        files(&off, description)[0],
+        "docs/guide.md",
+        "with the docs factor alone the guide wins: {:?}",
+        files(&off, description)
+    );
+}
+
 #[test]
 fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
     let f = Fixture::empty();
@@ -194,14 +296,27 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
     }
     f.write("src/parser.rs", &parser);
     let goal = "parse a header value";
-    let on = open_with(&f, RerankSignals::default());
+    // Measured with file focus off on both sides: focus divides the summed
+    // score by the file's chunk count, and this fixture's two files differ
+    // in size (the focus test below covers that division).
+    let base = RerankSignals {
+        file_focus: false,
+        ..RerankSignals::default()
+    };
+    let on = open_with(&f, base);
     assert_eq!(
         files(&on, goal)[0],
         "src/parser.rs",
         "{:?}",
         files(&on, goal)
     );
-    let off = open_with(&f, without("coherence"));
+    let off = open_with(
+        &f,
+        RerankSignals {
+            coherence: false,
+            ..base
+        },
+    );
     assert_eq!(
         files(&off, goal)[0],
         "src/misc.rs",
@@ -275,5 +390,71 @@ fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
         off.first().map(String::as_str),
         Some("src/backoff.rs"),
         "{off:?}"
+    );
+}
+
+/// Two files about the goal's word, one in a folder named after it, one
+/// named after it; the first says the word once more.
+#[test]
+fn a_file_named_after_the_goal_beats_a_file_in_a_folder_named_after_it() {
+    let f = Fixture::empty();
+    f.write(
+        "src/retry/policy.rs",
+        "/// Retry the request, retry it.\npub fn next(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    f.write(
+        "src/net/retry.rs",
+        "/// Retry the request.\npub fn again(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
+    );
+    let goal = "retry the request";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, goal)[0],
+        "src/net/retry.rs",
+        "{:?}",
+        files(&on, goal)
+    );
+    let off = open_with(&f, without("file_name"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "src/retry/policy.rs",
+        "without the file-name share the folder counts as much: {:?}",
+        files(&off, goal)
+    );
+}
+
+/// A hub file whose twelve functions include four about the goal, and a
+/// small file that is about the goal throughout.
+#[test]
+fn a_focused_file_beats_a_hub_file_that_matches_in_a_few_of_many_chunks() {
+    let f = Fixture::empty();
+    let mut hub = String::new();
+    for i in 0..12 {
+        let doc = if i < 4 {
+            "Decode the frame header."
+        } else {
+            "Something else entirely."
+        };
+        hub.push_str(&format!(
+            "/// {doc}\npub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"
+        ));
+    }
+    f.write("src/engine.rs", &hub);
+    let mut focused = String::new();
+    for i in 0..2 {
+        focused.push_str(&format!(
+            "/// Decode the frame header, part {i}.\npub fn part_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"
+        ));
+    }
+    f.write("src/wire.rs", &focused);
+    let goal = "decode the frame header";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(files(&on, goal)[0], "src/wire.rs", "{:?}", files(&on, goal));
+    let off = open_with(&f, without("file_focus"));
+    assert_eq!(
+        files(&off, goal)[0],
+        "src/engine.rs",
+        "without file focus the hub's summed score wins: {:?}",
+        files(&off, goal)
     );
 }
