@@ -46,7 +46,10 @@ fn cited_anchors(text: &str) -> BTreeSet<String> {
 }
 
 /// Source and documentation files of the repository (no build output, no
-/// hidden directories), skipping the requirements page itself.
+/// hidden directories, no downloaded third-party sources: the retrieval
+/// benchmark's fetched projects and npm's `node_modules` are not ours and
+/// cite anchor-shaped words of their own), skipping the requirements page
+/// itself.
 fn repository_texts() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -56,7 +59,10 @@ fn repository_texts() -> Vec<PathBuf> {
             let path = entry.path();
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with('.') || name == "target" {
+            if name.starts_with('.') || name == "target" || name == "node_modules" {
+                continue;
+            }
+            if path.ends_with("bench/retrieval/cache") {
                 continue;
             }
             if path.is_dir() {
