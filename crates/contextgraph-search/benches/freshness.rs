@@ -13,37 +13,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use contextgraph_search::{CacheLocation, FileCache, SearchOptions, Workspace, WorkspaceOptions};
+use contextgraph_search::{FileCache, SearchOptions, Workspace};
+
+#[path = "support/corpus.rs"]
+mod corpus;
+use corpus::{copy_tree, median, ms, options, peak_rss_mib};
 
 const CHILD: &str = "CGP_FRESH_BENCH_CHILD";
-
-fn copy_tree(from: &Path, to: &Path, files: &mut usize) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Ok(ft) = e.file_type() else { continue };
-        let target = to.join(e.file_name());
-        if ft.is_dir() {
-            let _ = std::fs::create_dir_all(&target);
-            copy_tree(&e.path(), &target, files);
-        } else if ft.is_file() && std::fs::copy(e.path(), &target).is_ok() {
-            *files += 1;
-        }
-    }
-}
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
 
 /// CPU time (user + system, all threads) this process has used, in ms:
 /// on a loaded machine the wall clock measures the queue as much as the
@@ -63,27 +41,11 @@ fn cpu_ms() -> f64 {
     (ticks(11) + ticks(12)) * 10.0
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 fn p90(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get((v.len() * 9 / 10).min(v.len().saturating_sub(1)))
         .copied()
         .unwrap_or(f64::NAN)
-}
-
-fn options(cache: &Path) -> WorkspaceOptions {
-    WorkspaceOptions {
-        cache: CacheLocation::Base(cache.to_path_buf()),
-        ..WorkspaceOptions::default()
-    }
 }
 
 fn found(ws: &Workspace, goal: &str, path: &str) -> bool {
