@@ -116,16 +116,16 @@ pub struct RerankSignals {
     pub coherence: bool,
     /// Step 5.
     pub saturation: bool,
-    /// Step 4's division by the file's chunk count ([`FOCUS_EXPONENT`]).
+    /// Step 4's division by the file's chunk count (to the power `FOCUS_EXPONENT`, 0.75).
     pub file_focus: bool,
     /// The file-name share of the lexical stage's path signal
     /// (`rank::W_FILE_NAME`): goal words naming the file itself count
     /// more than goal words naming its directories.
     pub file_name: bool,
-    /// Step 3's refinement for test files ([`TEST_FILE_FACTOR`]).
+    /// Step 3's refinement for test files (`TEST_FILE_FACTOR`, x0.16).
     pub test_files: bool,
     /// Step 3's refinement for goals that describe code
-    /// ([`CODE_GOAL_DOCS_FACTOR`]).
+    /// (`CODE_GOAL_DOCS_FACTOR`, x0.0625).
     pub code_goals: bool,
     /// The semantic signal (static embeddings) fused with the lexical score.
     pub semantic: bool,
