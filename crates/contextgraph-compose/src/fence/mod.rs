@@ -143,23 +143,49 @@ pub fn provider_declaration_len(provider: &str) -> usize {
 /// labelled `retry.md`, titled `Retry policy`, keeps it.
 pub fn title_adds_to(title: &str, label: &str) -> bool {
     // Asked of every candidate frame (its header counts against the budget),
-    // so the usual all-ASCII case compares bytes without allocating; any
-    // other text is lowercased the Unicode way, as before.
-    let ascii = title.is_ascii() && label.is_ascii();
-    let lowered_label = if ascii {
-        String::new()
-    } else {
-        label.to_lowercase()
-    };
-    let label_holds = |word: &str| {
-        if ascii {
-            let (hay, needle) = (label.as_bytes(), word.as_bytes());
-            hay.windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle))
-        } else {
-            lowered_label.contains(&word.to_lowercase())
+    // so the usual case (ASCII, a label of at most `LOWERED` bytes) lowers
+    // the label once into a stack buffer and compares bytes without
+    // allocating; any other text is lowercased the Unicode way.
+    const LOWERED: usize = 256;
+    if title.is_ascii() && label.is_ascii() && label.len() <= LOWERED {
+        let mut buf = [0u8; LOWERED];
+        let lowered = &mut buf[..label.len()];
+        for (o, b) in lowered.iter_mut().zip(label.as_bytes()) {
+            *o = b.to_ascii_lowercase();
         }
+        let lowered: &[u8] = lowered;
+        return title_novelty(title, |segment| ascii_contains_lowered(lowered, segment));
+    }
+    let lowered_label = label.to_lowercase();
+    title_novelty(title, |segment| {
+        lowered_label.contains(&segment.to_lowercase())
+    })
+}
+
+/// Whether `hay` (already lowercase ASCII) contains `needle` (ASCII, any
+/// case). Labels and titles are short: a scan for the first byte and a
+/// byte comparison beat a general substring search's set-up.
+fn ascii_contains_lowered(hay: &[u8], needle: &str) -> bool {
+    let needle = needle.as_bytes();
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
     };
+    let first = first.to_ascii_lowercase();
+    if needle.len() > hay.len() {
+        return false;
+    }
+    (0..=hay.len() - needle.len()).any(|i| {
+        hay[i] == first
+            && hay[i + 1..i + needle.len()]
+                .iter()
+                .zip(rest)
+                .all(|(h, n)| *h == n.to_ascii_lowercase())
+    })
+}
+
+/// The rule of [`title_adds_to`] over name segments, `label_holds` saying
+/// whether the label contains a segment.
+fn title_novelty(title: &str, mut label_holds: impl FnMut(&str) -> bool) -> bool {
     let (mut novel, mut total) = (0usize, 0usize);
     for segment in title
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -333,7 +359,20 @@ mod tests {
             ("ÜBERBLICK", "überblick.md"),
             ("long-title-word", "lo"),
         ];
+        // Past the stack buffer: a long label, a segment longer than it.
+        let long_label = format!("src/{}.rs", "very_long_name".repeat(30));
+        let long_segment = "x".repeat(300);
+        let long_cases = [
+            ("function very_long_name".to_owned(), long_label.clone()),
+            (format!("{long_segment} y"), "y.md".to_owned()),
+            (format!("{long_segment} y"), format!("{long_segment}.md")),
+        ];
+        let cases = cases
+            .iter()
+            .map(|(t, l)| (t.to_string(), l.to_string()))
+            .chain(long_cases);
         for (title, label) in cases {
+            let (title, label) = (title.as_str(), label.as_str());
             assert_eq!(
                 title_adds_to(title, label),
                 by_lowercasing(title, label),
