@@ -6,7 +6,9 @@
 //! stamp changed (a new entry, a deletion or a rename changes its
 //! directory's stamp), walks in full only directories that appeared, and
 //! re-judges only files whose own stamp changed. On an unchanged tree that
-//! is one `lstat` per known path and no directory read. Whatever it cannot
+//! is one `lstat` per known file (by its name, relative to its open
+//! directory), one open and `fstat` per known directory, and no directory
+//! read. Whatever it cannot
 //! decide locally — a changed, new or unsettled ignore-rules file — it
 //! hands back to the full walk ([`full_scan`]), which also rebuilds the tree.
 
