@@ -53,7 +53,7 @@ impl RefreshReport {
 
 impl Workspace {
     /// Bring the index up to date with the files: a metadata check (the
-    /// quick check of `scan.rs`: one `lstat` per known file and
+    /// quick check of `scan.rs`: one stat per known file and
     /// directory, a listing only of directories whose stamp changed, a full
     /// walk only when ignore rules changed or nothing is remembered yet),
     /// then only files whose content hash changed are re-chunked, on all

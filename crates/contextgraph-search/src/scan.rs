@@ -6,7 +6,9 @@
 //! stamp changed (a new entry, a deletion or a rename changes its
 //! directory's stamp), walks in full only directories that appeared, and
 //! re-judges only files whose own stamp changed. On an unchanged tree that
-//! is one `lstat` per known path and no directory read. Whatever it cannot
+//! is one `lstat` per known file (by its name, relative to its open
+//! directory), one open and `fstat` per known directory, and no directory
+//! read. Whatever it cannot
 //! decide locally — a changed, new or unsettled ignore-rules file — it
 //! hands back to the full walk ([`full_scan`]), which also rebuilds the tree.
 
@@ -49,6 +51,9 @@ fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
     let per_thread = rels.len().div_ceil(threads.max(1)).max(512);
     std::thread::scope(|scope| {
         for (paths, stamps) in rels.chunks(per_thread).zip(out.chunks_mut(per_thread)) {
+            #[cfg(target_os = "linux")]
+            scope.spawn(move || stat_run(root, paths, stamps, |_, _| {}));
+            #[cfg(not(target_os = "linux"))]
             scope.spawn(move || stat_run(root, paths, stamps));
         }
     });
@@ -60,8 +65,15 @@ fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
 /// whole path (most of the cost of a full-path `lstat` on a deep tree).
 /// Paths in order are a depth-first walk, so the open directories form a
 /// stack of ancestors and each is opened once, relative to its parent.
+/// `on_open` sees each directory opened (not the root) that is a real
+/// directory, not a symlink to one, with its open handle.
 #[cfg(target_os = "linux")]
-fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
+fn stat_run(
+    root: &Path,
+    rels: &[&str],
+    out: &mut [Option<Stamp>],
+    mut on_open: impl FnMut(&str, &std::os::fd::OwnedFd),
+) {
     use rustix::fs::{open, openat, statat, AtFlags, Mode, OFlags};
     let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let mut stack: Vec<(&str, Option<std::os::fd::OwnedFd>)> = Vec::new();
@@ -77,22 +89,33 @@ fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
         while stack.last().is_some_and(|(d, _)| !ancestor_or_self(d, dir)) {
             stack.pop();
         }
-        if stack.last().is_none_or(|(d, _)| *d != dir) {
-            let fd = match stack.last() {
-                // Relative to the nearest open ancestor.
-                Some((top, Some(top_fd))) => {
-                    let below = if top.is_empty() {
-                        dir
-                    } else {
-                        &dir[top.len() + 1..]
-                    };
-                    openat(top_fd, below, flags, Mode::empty()).ok()
-                }
+        if stack.is_empty() {
+            stack.push(("", open(root, flags, Mode::empty()).ok()));
+        }
+        // Down one component at a time from the nearest open ancestor: in
+        // depth-first order each directory is then opened once, by one
+        // name, and its subdirectories relative to it (a full path would
+        // be resolved again from the root for every directory).
+        while let Some((top, top_fd)) = stack.last().filter(|(d, _)| *d != dir) {
+            let start = if top.is_empty() { 0 } else { top.len() + 1 };
+            let end = dir[start..].find('/').map_or(dir.len(), |i| start + i);
+            let (next, name) = (&dir[..end], &dir[start..end]);
+            let fd = match top_fd {
+                // Not through a final symlink first, so that a handle that
+                // opens is the directory's own (its stamp an `lstat`);
+                // then as a full-path `lstat` of the files would resolve it.
+                Some(top_fd) => match openat(top_fd, name, flags | OFlags::NOFOLLOW, Mode::empty())
+                {
+                    Ok(fd) => {
+                        on_open(next, &fd);
+                        Some(fd)
+                    }
+                    Err(_) => openat(top_fd, name, flags, Mode::empty()).ok(),
+                },
                 // Nothing below an ancestor that cannot be opened can be stat'ed.
-                Some((_, None)) => None,
-                None => open(abs_of(root, dir), flags, Mode::empty()).ok(),
+                None => None,
             };
-            stack.push((dir, fd));
+            stack.push((next, fd));
         }
         *slot = stack
             .last()
@@ -100,6 +123,78 @@ fn stat_run(root: &Path, rels: &[&str], out: &mut [Option<Stamp>]) {
             .and_then(|fd| statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok())
             .map(|st| Stamp::of_stat(&st));
     }
+}
+
+/// The stamps of every known directory and file (both in the tree's
+/// order), on up to `threads` threads. A directory the file stats open
+/// anyway is stamped from that open handle (`fstat`: no name to resolve),
+/// which spares each directory holding files a second open and a
+/// by-name stat; only the others are stat'ed by name afterwards.
+#[cfg(target_os = "linux")]
+fn stat_tree(
+    root: &Path,
+    dirs: &[&str],
+    files: &[&str],
+    threads: usize,
+) -> (Vec<Option<Stamp>>, Vec<Option<Stamp>>) {
+    let mut file_stamps = vec![None; files.len()];
+    let per_thread = files.len().div_ceil(threads.max(1)).max(512);
+    let mut dir_stamps: Vec<Option<Option<Stamp>>> = vec![None; dirs.len()];
+    let seen: Vec<Vec<(usize, Stamp)>> = std::thread::scope(|scope| {
+        let runs: Vec<_> = files
+            .chunks(per_thread)
+            .zip(file_stamps.chunks_mut(per_thread))
+            .map(|(paths, stamps)| {
+                scope.spawn(move || {
+                    let mut seen = Vec::new();
+                    stat_run(root, paths, stamps, |dir, fd| {
+                        // The tree's directories are in sorted order.
+                        if let Ok(i) = dirs.binary_search(&dir) {
+                            if let Ok(st) = rustix::fs::fstat(fd) {
+                                seen.push((i, Stamp::of_stat(&st)));
+                            }
+                        }
+                    });
+                    seen
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, stamp) in seen.into_iter().flatten() {
+        if let Some(slot) = dir_stamps.get_mut(i) {
+            *slot = Some(Some(stamp));
+        }
+    }
+    let rest: Vec<usize> = (0..dirs.len())
+        .filter(|i| dir_stamps.get(*i).is_some_and(Option::is_none))
+        .collect();
+    let rels: Vec<&str> = rest.iter().filter_map(|i| dirs.get(*i).copied()).collect();
+    for (i, stamp) in rest.into_iter().zip(stat_all(root, &rels, threads)) {
+        if let Some(slot) = dir_stamps.get_mut(i) {
+            *slot = Some(stamp);
+        }
+    }
+    (
+        dir_stamps.into_iter().map(Option::flatten).collect(),
+        file_stamps,
+    )
+}
+
+/// [`stat_tree`] where stats are by full path: every path on its own.
+#[cfg(not(target_os = "linux"))]
+fn stat_tree(
+    root: &Path,
+    dirs: &[&str],
+    files: &[&str],
+    threads: usize,
+) -> (Vec<Option<Stamp>>, Vec<Option<Stamp>>) {
+    (
+        stat_all(root, dirs, threads),
+        stat_all(root, files, threads),
+    )
 }
 
 /// Whether directory `a` is `b` or contains it (`""` is the root).
@@ -213,33 +308,27 @@ pub(crate) fn quick_scan(
     // Only the paths whose stamp differs are copied out of the tree (to
     // update it): on an unchanged tree, nothing is.
     let (dirs, files) = {
-        let rels: Vec<&str> = tree
+        let dir_rels: Vec<&str> = tree.dirs.keys().map(String::as_str).collect();
+        let file_rels: Vec<&str> = tree.files.keys().map(String::as_str).collect();
+        let (dir_stamps, file_stamps) = stat_tree(root, &dir_rels, &file_rels, threads);
+        // The stamps are in the maps' order: compared by walking the maps
+        // again, not by looking every path up.
+        let dirs: Vec<(String, Option<Stamp>)> = tree
             .dirs
-            .keys()
-            .chain(tree.files.keys())
-            .map(String::as_str)
+            .iter()
+            .zip(dir_stamps)
+            .filter(
+                |((_, was), now)| !matches!((was, now), (Some(s), Some(n)) if s == n && n.is_dir()),
+            )
+            .map(|((rel, _), now)| (rel.clone(), now))
             .collect();
-        let stamps = stat_all(root, &rels, threads);
-        let n_dirs = tree.dirs.len();
-        let mut dirs: Vec<(String, Option<Stamp>)> = Vec::new();
-        let mut files: Vec<(String, Option<Stamp>)> = Vec::new();
-        for (i, (rel, now)) in rels.iter().zip(stamps).enumerate() {
-            if i < n_dirs {
-                let same = matches!(
-                    (tree.dirs.get(*rel), now),
-                    (Some(Some(s)), Some(n)) if *s == n && n.is_dir()
-                );
-                if !same {
-                    dirs.push(((*rel).to_owned(), now));
-                }
-            } else if tree
-                .files
-                .get(*rel)
-                .is_none_or(|k| k.freshness(now) != Freshness::Same)
-            {
-                files.push(((*rel).to_owned(), now));
-            }
-        }
+        let files: Vec<(String, Option<Stamp>)> = tree
+            .files
+            .iter()
+            .zip(file_stamps)
+            .filter(|((_, known), now)| known.freshness(*now) != Freshness::Same)
+            .map(|((rel, _), now)| (rel.clone(), now))
+            .collect();
         (dirs, files)
     };
 

@@ -229,3 +229,50 @@ fn a_stat_relative_to_the_directory_equals_a_full_path_lstat() {
     assert_eq!((by_dir[4], by_dir[11]), (None, None));
     assert!(by_dir[12].is_some() && by_dir[13].is_some());
 }
+
+/// The directories stamped from the handles the file stats opened must be
+/// what an `lstat` of their path says: a directory replaced by a symlink
+/// to one is the symlink (so the check finds it gone), not its target.
+#[cfg(unix)]
+#[test]
+fn directory_stamps_from_open_handles_equal_a_full_path_lstat() {
+    let (_dir, root, _) = scanned();
+    write(&root, "moved/inner.rs", "pub fn inner() {}\n");
+    std::os::unix::fs::symlink("moved", root.join("linked")).expect("symlink");
+    write(&root, "only/dirs/below/leaf.rs", "pub fn leaf() {}\n");
+    let dirs = [
+        "",
+        "docs",
+        "gone",
+        "linked",
+        "moved",
+        "only",
+        "only/dirs",
+        "only/dirs/below",
+        "src",
+        "src/deep",
+    ];
+    let files = [
+        ".gitignore",
+        "docs/guide.md",
+        "gone/x.rs",
+        "linked/inner.rs",
+        "moved/inner.rs",
+        "only/dirs/below/leaf.rs",
+        "src/deep/mod.rs",
+        "src/lib.rs",
+    ];
+    for threads in [1, 2] {
+        let (dir_stamps, file_stamps) = stat_tree(&root, &dirs, &files, threads);
+        let lstat = |rels: &[&str]| -> Vec<Option<Stamp>> {
+            rels.iter().map(|r| Stamp::at(&abs_of(&root, r))).collect()
+        };
+        assert_eq!(dir_stamps, lstat(&dirs), "{threads} threads");
+        assert_eq!(file_stamps, lstat(&files), "{threads} threads");
+        assert!(
+            dir_stamps[3].is_some_and(|s| !s.is_dir()),
+            "the link itself"
+        );
+        assert_eq!((dir_stamps[2], file_stamps[2]), (None, None));
+    }
+}
