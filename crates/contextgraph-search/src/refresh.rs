@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use foldhash::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contextgraph_types::Timestamp;
@@ -249,10 +248,27 @@ impl Workspace {
             .chain(removed.iter().cloned())
             .collect();
         let now = (shared.options.clock)();
-        let outcomes = self.process_all(&work, verify_from.min(work.len()), now, deadline);
+        // Decided before reading: a snapshot is written from the index
+        // itself, so the records can move into it (no copy of every term
+        // string during a cold build); only a journal append needs them kept.
+        let snapshot = shared.store.as_ref().is_some_and(|store| {
+            let journal_large = store.journal_bytes() > 64 * 1024
+                && store.journal_bytes() * 4 > store.snapshot_bytes();
+            full_snapshot || journal_large || store.snapshot_bytes() == 0
+        });
+        // A build into an empty index (the first run, or a rebuild after a
+        // failed check) goes into a fresh index as the files are read, in
+        // work order, instead of holding every file's records (term counts
+        // and all) until the last file is read: the records of 16k files
+        // were most of the build's peak memory. The empty index keeps
+        // answering until the new one replaces it.
+        let mut staging: Option<Index> = (self.read_index().heads().next().is_none()
+            && (snapshot || shared.store.is_none()))
+        .then(Index::default);
         let mut upserts: Vec<FileRecord> = Vec::new();
         let mut touches: Vec<JournalEntry> = Vec::new();
-        for (i, ((file, previous), outcome)) in work.into_iter().zip(outcomes).enumerate() {
+        let take = |i: usize, outcome: Option<Option<FileRecord>>| {
+            let (file, previous) = &work[i];
             let Some(outcome) = outcome else {
                 // Not reached: judged again by the next check.
                 let verify_only = i >= verify_from;
@@ -268,9 +284,9 @@ impl Workspace {
                     tree_changed = true;
                 }
                 if !verify_only {
-                    report.pending.push(file.rel_path);
+                    report.pending.push(file.rel_path.clone());
                 }
-                continue;
+                return;
             };
             report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
             let Some(record) = outcome else {
@@ -280,9 +296,9 @@ impl Workspace {
                     tree_changed = true;
                 }
                 if previous.is_some() {
-                    removed.push(file.rel_path);
+                    removed.push(file.rel_path.clone());
                 }
-                continue;
+                return;
             };
             if let Some(reason) = record.skipped {
                 *report.skipped.entry(reason).or_default() += 1;
@@ -297,7 +313,7 @@ impl Workspace {
                     // Read again only because its stamp was not settled
                     // (or its change time moved): nothing to update.
                     report.unchanged += 1;
-                    continue;
+                    return;
                 }
                 Some(prev)
                     if prev.content_hash == record.content_hash
@@ -311,23 +327,19 @@ impl Workspace {
                         size: record.size,
                         mtime_ns: record.mtime_ns,
                     });
-                    continue;
+                    return;
                 }
                 Some(_) => report.changed += 1,
                 None => report.added += 1,
             }
-            upserts.push(record);
-        }
+            match staging.as_mut() {
+                Some(staging) => staging.upsert(record),
+                None => upserts.push(record),
+            }
+        };
+        self.process_all(&work, verify_from.min(work.len()), now, deadline, take);
         report.removed = removed.len();
         report.pending.sort();
-        // Decided before applying: a snapshot is written from the index
-        // itself, so the records can move into it (no copy of every term
-        // string during a cold build); only a journal append needs them kept.
-        let snapshot = shared.store.as_ref().is_some_and(|store| {
-            let journal_large = store.journal_bytes() > 64 * 1024
-                && store.journal_bytes() * 4 > store.snapshot_bytes();
-            full_snapshot || journal_large || store.snapshot_bytes() == 0
-        });
         let journal_upserts: Vec<FileRecord> = if snapshot || shared.store.is_none() {
             Vec::new()
         } else {
@@ -335,6 +347,11 @@ impl Workspace {
         };
         if report.changed_anything() {
             let mut index = shared.index.write().unwrap_or_else(|p| p.into_inner());
+            if let Some(staging) = staging {
+                // Built from the same records in the same order as the
+                // upserts below would have been.
+                *index = staging;
+            }
             for r in &removed {
                 index.remove(r);
             }
@@ -401,28 +418,35 @@ impl Workspace {
         .clamp(1, 16)
     }
 
-    /// Read, gate and chunk files on all cores, with progress when asked
-    /// (counting the first `indexing` items: the rest are only verified, a
-    /// read and a hash, and no reason to announce an index).
-    /// `None` marks a file not started before `deadline`; `Some(None)` one
-    /// that could not be read (it vanished).
+    /// Read, gate and chunk files on all cores, handing each outcome to
+    /// `take` on the calling thread in work order as soon as it and every
+    /// earlier one are done (so records are applied while later files are
+    /// still read, not all held until the last one), with progress when
+    /// asked (counting the first `indexing` items: the rest are only
+    /// verified, a read and a hash, and no reason to announce an index).
+    /// `take` gets `None` for a file not started before `deadline`,
+    /// `Some(None)` for one that could not be read (it vanished).
     fn process_all(
         &self,
         work: &[(WalkedFile, Option<FileRecord>)],
         indexing: usize,
         now: Timestamp,
         deadline: Option<Instant>,
-    ) -> Vec<Option<Option<FileRecord>>> {
+        mut take: impl FnMut(usize, Option<Option<FileRecord>>),
+    ) {
         let threads = self.threads().min(work.len().max(1));
         let next = AtomicUsize::new(0);
-        let done = AtomicUsize::new(0);
-        let results: Vec<Mutex<Option<Option<FileRecord>>>> =
-            work.iter().map(|_| Mutex::new(None)).collect();
         let options = &self.shared.options;
         let mut progress = Progress::start(options.progress_label, indexing, options.progress);
+        // Outcomes that arrived ahead of an earlier one still being read.
+        let mut ahead: BTreeMap<usize, Option<FileRecord>> = BTreeMap::new();
+        let mut handed = 0usize;
         std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<FileRecord>)>();
             for _ in 0..threads {
-                scope.spawn(|| loop {
+                let tx = tx.clone();
+                let next = &next;
+                scope.spawn(move || loop {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
@@ -431,33 +455,43 @@ impl Workspace {
                         break;
                     };
                     let record = index_file(file, previous.as_ref(), now, &options.walk);
-                    if let Ok(mut slot) = results[i].lock() {
-                        *slot = Some(record);
-                    }
-                    done.fetch_add(1, Ordering::Relaxed);
-                });
-            }
-            if let Some(progress) = progress.as_mut() {
-                // Until every file is done or the workers stopped at the deadline.
-                loop {
-                    let d = done.load(Ordering::Relaxed);
-                    progress.tick(d.min(indexing));
-                    let stopped = deadline.is_some_and(|dl| Instant::now() >= dl)
-                        && d >= next.load(Ordering::Relaxed).min(work.len());
-                    if d >= work.len() || stopped {
+                    if tx.send((i, record)).is_err() {
                         break;
                     }
-                    std::thread::sleep(Duration::from_millis(100));
+                });
+            }
+            drop(tx);
+            let mut ticked = Instant::now();
+            loop {
+                // Disconnected once every worker stopped and everything
+                // they sent was received.
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok((i, record)) => {
+                        ahead.insert(i, record);
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                while let Some(record) = ahead.remove(&handed) {
+                    take(handed, Some(record));
+                    handed += 1;
+                }
+                if let Some(progress) = progress.as_mut() {
+                    if ticked.elapsed() >= Duration::from_millis(100) {
+                        progress.tick(handed.min(indexing));
+                        ticked = Instant::now();
+                    }
                 }
             }
         });
         if let Some(progress) = progress {
-            progress.finish(done.load(Ordering::Relaxed).min(indexing));
+            progress.finish(handed.min(indexing));
         }
-        results
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
-            .collect()
+        // Files are started in order, so those never started (the deadline
+        // passed) are the tail; an outcome is never dropped all the same.
+        for i in handed..work.len() {
+            take(i, ahead.remove(&i));
+        }
     }
 }
 

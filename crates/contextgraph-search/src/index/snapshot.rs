@@ -12,8 +12,12 @@ use super::frozen::{
 };
 use super::postings::DEAD;
 
-/// Bytes of chunk records gathered before they are written out.
-const RECORDS_FLUSH: usize = 8 << 20;
+/// Bytes of chunk records gathered before they are written out: the size of
+/// the file writer's buffer, which passes larger writes straight through.
+/// At 8 MiB the buffer doubled to 16 MiB at the moment of a cold build's
+/// peak memory (the snapshot is written from the complete index), 15% of
+/// that peak on a 3k-file tree.
+pub(super) const RECORDS_FLUSH: usize = 1 << 20;
 use super::terms::TermDict;
 use super::{FileEntry, Index, SlotRef};
 use crate::codec::{Reader, Writer};

@@ -71,6 +71,33 @@ fn v5_payload_round_trips_records_terms_and_statistics() {
     assert_eq!(p.iter().map(|x| x.1).collect::<Vec<_>>(), [1, 3]);
 }
 
+/// Records are written out in pieces of [`snapshot::RECORDS_FLUSH`] bytes;
+/// every chunk's offset must still point at its record after several
+/// pieces, and each file's checksum must cover its own bytes.
+#[test]
+fn records_spanning_several_flushes_round_trip() {
+    let outline = "x".repeat(4096);
+    let records: Vec<FileRecord> = (0..40)
+        .map(|f| {
+            let terms: &[(&str, u32)] = &[("alpha", 1)];
+            let mut r = record(&format!("f{f}.rs"), &[terms; 20]);
+            for (i, c) in r.chunks.iter_mut().enumerate() {
+                c.outline = Some(format!("{f}:{i}:{outline}"));
+            }
+            r
+        })
+        .collect();
+    let index = Index::from_records(records.clone());
+    let bytes = index.encode_to_vec();
+    assert!(
+        bytes.len() > 3 * snapshot::RECORDS_FLUSH,
+        "the test needs several flushes"
+    );
+    let back = open(bytes).expect("opens");
+    assert!(back.is_intact());
+    assert_eq!(sorted(back.records_with_terms()), sorted(records));
+}
+
 #[test]
 fn edits_after_a_load_touch_only_that_files_postings_and_compact_to_a_fresh_build() {
     let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)]]);
