@@ -73,6 +73,20 @@ pub fn transcript_lines() -> Option<Vec<String>> {
     read("full-stdio-session.ndjson").map(|t| non_blank_lines(&t))
 }
 
+/// The first envelope of type `kind` (`"query"`, `"frames"`,
+/// `"handshake_ack"`, …) in the shared stdio session transcript; `None`
+/// when the data is absent. Panics when the transcript has no such envelope
+/// or a line is not JSON: the shared data is fixed, so that is a broken
+/// checkout, not a case to handle.
+pub fn transcript_envelope(kind: &str) -> Option<Value> {
+    let lines = transcript_lines()?;
+    let found = lines
+        .iter()
+        .map(|line| serde_json::from_str::<Value>(line).expect("one JSON envelope per line"))
+        .find(|v| v["type"] == kind);
+    Some(found.unwrap_or_else(|| panic!("the shared transcript has no {kind:?} envelope")))
+}
+
 /// The shared reference messages (a JSON array of envelopes).
 pub fn reference_messages() -> Option<Vec<Value>> {
     read("reference-messages.json").map(|t| json_array("reference-messages.json", &t))

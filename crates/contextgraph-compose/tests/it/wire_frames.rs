@@ -5,26 +5,15 @@
 use crate::common::*;
 use contextgraph_compose::{Exclusion, ProviderOutcome, ProviderStatus};
 use contextgraph_types::{ContextFrame, ContextQuery, ContextQueryResult};
-use serde_json::Value;
 
 fn session() -> Option<(ContextQuery, ContextQueryResult)> {
-    let lines = contextgraph_testkit::interop::transcript_lines()?;
-    let mut query = None;
-    let mut result = None;
-    for line in &lines {
-        let v: Value = serde_json::from_str(line).expect("one JSON envelope per line");
-        match v["type"].as_str() {
-            Some("query") => {
-                query = Some(serde_json::from_value(v["query"].clone()).expect("ContextQuery"))
-            }
-            Some("frames") => {
-                result =
-                    Some(serde_json::from_value(v["result"].clone()).expect("ContextQueryResult"))
-            }
-            _ => {}
-        }
-    }
-    Some((query.expect("a query"), result.expect("a frames answer")))
+    use contextgraph_testkit::interop::transcript_envelope;
+    let query = transcript_envelope("query")?;
+    let result = transcript_envelope("frames")?;
+    Some((
+        serde_json::from_value(query["query"].clone()).expect("ContextQuery"),
+        serde_json::from_value(result["result"].clone()).expect("ContextQueryResult"),
+    ))
 }
 
 #[test]

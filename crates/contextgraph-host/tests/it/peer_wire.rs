@@ -9,7 +9,6 @@
 use contextgraph_host::{AuditPolicy, Host, HostOptions, ProviderOutcome, RepairKind};
 use contextgraph_provider_sdk::{sha256_digest, Provider, ProviderError};
 use contextgraph_types::{Capabilities, ContextQuery, ContextQueryResult, ProviderInfo};
-use serde_json::Value;
 
 use crate::common::PATIENCE;
 
@@ -23,25 +22,16 @@ struct Recorded {
 
 impl Recorded {
     fn load() -> Option<Recorded> {
-        let lines = contextgraph_testkit::interop::transcript_lines()?;
-        let (mut ack, mut query, mut result) = (None, None, None);
-        for line in &lines {
-            let v: Value = serde_json::from_str(line).expect("one JSON envelope per line");
-            match v["type"].as_str() {
-                Some("handshake_ack") if ack.is_none() => ack = Some(v),
-                Some("query") if query.is_none() => query = Some(v["query"].clone()),
-                Some("frames") if result.is_none() => result = Some(v["result"].clone()),
-                _ => {}
-            }
-        }
-        let ack = ack.expect("the transcript has a handshake_ack");
+        use contextgraph_testkit::interop::transcript_envelope;
+        let ack = transcript_envelope("handshake_ack")?;
+        let query = transcript_envelope("query")?;
+        let result = transcript_envelope("frames")?;
         Some(Recorded {
             info: serde_json::from_value(ack["provider"].clone()).expect("ProviderInfo"),
             capabilities: serde_json::from_value(ack["capabilities"].clone())
                 .expect("Capabilities"),
-            query: serde_json::from_value(query.expect("a query")).expect("ContextQuery"),
-            result: serde_json::from_value(result.expect("a frames answer"))
-                .expect("ContextQueryResult"),
+            query: serde_json::from_value(query["query"].clone()).expect("ContextQuery"),
+            result: serde_json::from_value(result["result"].clone()).expect("ContextQueryResult"),
         })
     }
 }
