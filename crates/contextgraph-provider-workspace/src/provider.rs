@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use contextgraph_provider_sdk::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::digest::format_sha256;
+use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::{
     token_cost_of_len, Capabilities, ContentFidelity, ContentRef, ContextFrame, ContextQuery,
     ContextQueryResult, DataFlow, EgressScope, FrameKind, LineRange, ProviderInfo, QueryCapability,
@@ -16,7 +17,7 @@ use contextgraph_types::{
 
 use crate::verify::GoneReason;
 use contextgraph_search::chunk::code::name_in_file;
-use contextgraph_search::index::{sha256, ChunkRecord};
+use contextgraph_search::index::ChunkRecord;
 use contextgraph_search::lang::Language;
 use contextgraph_search::store::StoreError;
 use contextgraph_search::uri::{file_uri, CONTENT_REF_SCHEME};
@@ -166,7 +167,7 @@ impl WorkspaceProvider {
                 format!("{PROVIDER_NAME}: {frame_id} is no longer served ({e}); re-query for fresh frames"),
             )
         })?;
-        if format_sha256(&sha256(current.region.as_bytes())) != digest {
+        if sha256_digest(current.region.as_bytes()) != digest {
             return Err(ProviderError::new(
                 contextgraph_types::ErrorCode::Other("workspace:stale".into()),
                 format!("{PROVIDER_NAME}: {frame_id} changed since the reference was issued (V4); re-query"),
@@ -434,10 +435,7 @@ impl WorkspaceProvider {
                     let (rel, local) = id.frame_id.rsplit_once('#')?;
                     let (_, c) = index.find(rel, local)?;
                     let outline = c.outline.as_ref()?;
-                    Some((
-                        id.frame_id.clone(),
-                        format_sha256(&sha256(outline.as_bytes())),
-                    ))
+                    Some((id.frame_id.clone(), sha256_digest(outline.as_bytes())))
                 })
                 .collect()
         };
@@ -453,11 +451,8 @@ impl WorkspaceProvider {
                 // V1: without a digest there is nothing to compare.
                 (Ok(_), None) => Verdict::Unknown,
                 (Ok(cur), Some(presented)) => {
-                    let full = format_sha256(&sha256(cur.region.as_bytes()));
-                    let compact = cur
-                        .outline
-                        .as_ref()
-                        .map(|o| format_sha256(&sha256(o.as_bytes())));
+                    let full = sha256_digest(cur.region.as_bytes());
+                    let compact = cur.outline.as_ref().map(|o| sha256_digest(o.as_bytes()));
                     if presented == full || compact.as_deref() == Some(presented) {
                         Verdict::Valid
                     } else {

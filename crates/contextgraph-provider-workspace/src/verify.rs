@@ -20,10 +20,11 @@ use std::sync::atomic::Ordering;
 
 use contextgraph_provider_sdk::verify_each;
 use contextgraph_search::chunk::{chunk_file, Chunk, LineIndex};
-use contextgraph_search::index::{sha256, ChunkRecord, FileRecord};
+use contextgraph_search::index::{ChunkRecord, FileRecord};
 use contextgraph_search::lang::Language;
 use contextgraph_search::walk::{content_gate, IgnoreRules};
 use contextgraph_types::digest::format_sha256;
+use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::{Verdict, VerifyRequest, VerifyResponse};
 
 use crate::provider::WorkspaceProvider;
@@ -243,5 +244,5 @@ impl WorkspaceProvider {
 
 /// `sha256:<hex>` of `text`.
 fn digest_of(text: &str) -> String {
-    format_sha256(&sha256(text.as_bytes()))
+    sha256_digest(text.as_bytes())
 }
