@@ -469,8 +469,11 @@ fn map(file: &fs::File) -> std::io::Result<Backing> {
     }
 }
 
-/// Write `parts` one after the other to a temporary file, then rename it over `path`.
-fn atomic_write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+/// Write `parts` one after the other to a temporary file, then rename it
+/// over `path`: a reader sees the old file or the new one, never half of
+/// one. The temporary name carries the process id, so two processes
+/// writing the same file do not write into each other's temporary.
+pub(crate) fn atomic_write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     {
         let mut f = fs::File::create(&tmp)?;

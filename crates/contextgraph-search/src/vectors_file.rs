@@ -35,7 +35,6 @@
 //! ([`quantize_in_place`]), so a loaded index scores exactly as the one
 //! that wrote it.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use contextgraph_embed::StaticModel;
@@ -143,12 +142,7 @@ pub fn write(path: &Path, vectors: &SemanticIndex) -> Result<(), VectorsFileErro
     }
     let checksum = sha256(&out);
     out.extend_from_slice(&checksum);
-    let tmp = path.with_extension("bin.tmp");
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    file.write_all(&out).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(io)
+    crate::store::atomic_write(path, &[&out]).map_err(io)
 }
 
 /// Reads the vectors at `path` for `model`. `Ok(None)` when there is no
