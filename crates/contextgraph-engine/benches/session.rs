@@ -8,7 +8,8 @@
 //! coverage (every frame of the independent call is either sent or listed
 //! as already held, unchanged), and checks that no frame listed as
 //! unchanged differs from the file's bytes at that turn (the digest of its
-//! provenance range when it was sent, re-read from disk). Then it times
+//! provenance range when it was sent, re-read from disk; a frame whose
+//! lines moved must be reported as moved, and is checked at its new range). Then it times
 //! `context_in_session` with 50 held frames against `context`, alternating,
 //! and reports medians (what revalidation adds per call). Exits non-zero if
 //! a stale frame is ever listed as unchanged or a target is missed.
@@ -58,13 +59,14 @@ const MIXED: [&str; 10] = [
     "how does the host revalidate held frames with verify",
 ];
 
-/// Edits applied before a turn (1-based): (turn, file, from, to).
+/// Edits applied before a turn (1-based): (turn, file, from, to). The first
+/// adds a line, so every frame below it in the file moves.
 const EDITS: [(usize, &str, &str, &str); 3] = [
     (
         4,
         "contextgraph-host/src/cache.rs",
         "Frames held for reuse",
-        "Frames held for reuse (edited)",
+        "Frames held for reuse (edited,\n/// one line longer)",
     ),
     (
         7,
@@ -149,7 +151,7 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
     let mut delivered: BTreeMap<String, (String, Option<String>, String)> = BTreeMap::new();
     let (mut sent_total, mut independent_total) = (0u64, 0u64);
     println!("== {name} session");
-    println!("turn  session  independent  sent  reused  resent  withdrawn  coverage");
+    println!("turn  session  independent  sent  reused  moved  resent  withdrawn  coverage");
     for (i, goal) in goals.iter().enumerate() {
         let n = i + 1;
         for (at, file, from, to) in EDITS {
@@ -166,7 +168,35 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
             .context_in_session(&session, &request)
             .await
             .expect("turn");
-        // No frame listed as unchanged may differ from the file now.
+        // No frame listed as unchanged (or moved) may differ from the file
+        // now; a moved frame is checked at its new place, then held under
+        // its new label.
+        for m in &turn.moved {
+            let Some((_, _, digest)) = delivered.remove(&m.previous) else {
+                failures.push(format!(
+                    "{name} turn {n}: {} moved but never delivered",
+                    m.previous
+                ));
+                continue;
+            };
+            let now = turn
+                .citations
+                .iter()
+                .find(|c| c.label == m.label)
+                .and_then(|c| c.provenance.iter().find(|p| p.uri.is_some()));
+            let Some(p) = now else {
+                failures.push(format!("{name} turn {n}: {} moved, not cited", m.label));
+                continue;
+            };
+            let (uri, range) = (p.uri.clone().unwrap_or_default(), p.range.clone());
+            if current_digest(&uri, range.as_deref()).as_ref() != Some(&digest) {
+                failures.push(format!(
+                    "{name} turn {n}: STALE frame {} listed as moved, unchanged",
+                    m.label
+                ));
+            }
+            delivered.insert(m.label.clone(), (uri, range, digest));
+        }
         for u in &turn.unchanged {
             let Some((uri, range, digest)) = delivered.get(&u.label) else {
                 failures.push(format!(
@@ -219,11 +249,12 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
             .filter(|s| !matches!(s.why, contextgraph_engine::session::SendReason::New))
             .count();
         println!(
-            "{n:>4}  {:>7}  {:>11}  {:>4}  {:>6}  {:>6}  {:>9}  {covered}/{}",
+            "{n:>4}  {:>7}  {:>11}  {:>4}  {:>6}  {:>5}  {:>6}  {:>9}  {covered}/{}",
             turn.figures.tokens_sent,
             turn.independent_tokens,
             turn.sent.len(),
             turn.unchanged.len(),
+            turn.moved.len(),
             resent,
             turn.withdrawn.len(),
             wanted.len()

@@ -308,7 +308,7 @@ fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
 
 /// A session turn's JSON: the composition's shape with `prompt` (the blocks
 /// sent), `citations` (session labels) and `usage` (UR1 of what this call
-/// sent) of the turn, its `notes`, and `session` (sent, unchanged,
+/// sent) of the turn, its `notes`, and `session` (sent, unchanged, moved,
 /// withdrawn, this turn's figures and the session's totals).
 fn session_json(
     mut value: serde_json::Value,

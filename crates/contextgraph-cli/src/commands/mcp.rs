@@ -153,9 +153,9 @@ impl ContextService for EngineService {
 /// session's labels as citations, the notes and figures beside them.
 fn session_reply(turn: SessionTurn, ticket: u64) -> ContextToolReply {
     let mut report = serde_json::to_value(&turn).unwrap_or(serde_json::Value::Null);
-    // The result is size-capped: sent and unchanged frames are named by
-    // label, and `citations` maps each label to its full identity.
-    for list in ["sent", "unchanged"] {
+    // The result is size-capped: sent, unchanged and moved frames are named
+    // by label, and `citations` maps each label to its full identity.
+    for list in ["sent", "unchanged", "moved"] {
         if let Some(items) = report.get_mut(list).and_then(|v| v.as_array_mut()) {
             for item in items {
                 if let Some(map) = item.as_object_mut() {

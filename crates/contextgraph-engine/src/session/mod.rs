@@ -14,7 +14,9 @@
 //!   goal it came with;
 //! - a frame of this turn's answer the model holds, confirmed `valid` with
 //!   the same digest, is listed by label only ("already in context,
-//!   unchanged"), not sent;
+//!   unchanged"), not sent; when its label changed meanwhile (an edit above
+//!   it moved its lines), it is listed as moved, old label to new, so the
+//!   model never cites lines that now hold something else;
 //! - a frame that changed is sent in full with a note naming the earlier
 //!   label it replaces; one that could not be confirmed is sent in full
 //!   again; one that is gone, or could not be confirmed and cannot be sent
@@ -104,6 +106,20 @@ pub struct LabelledFrame {
     pub reason: Option<String>,
 }
 
+/// A frame the model holds unchanged whose label is no longer right: its
+/// bytes are the same (same digest, confirmed `valid`), but the provider
+/// now cites it differently, typically because an edit above it moved its
+/// lines. Not resent; the model is told the new label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MovedFrame {
+    /// Its label from this turn on.
+    pub label: String,
+    /// The label it was delivered under.
+    pub previous: String,
+    /// Its identity.
+    pub frame: FrameId,
+}
+
 /// One turn of a session. Its JSON is the account of the turn (turn, sent,
 /// unchanged, withdrawn, figures, totals, …); the notes, prompt, citations
 /// and usage report are left out of it because front ends place them
@@ -123,6 +139,9 @@ pub struct SessionTurn {
     pub sent: Vec<SentFrame>,
     /// Frames of this goal's answer the model already holds, unchanged.
     pub unchanged: Vec<LabelledFrame>,
+    /// Frames of this goal's answer the model already holds, unchanged in
+    /// content but cited by a new label (their lines moved).
+    pub moved: Vec<MovedFrame>,
     /// Held frames that are no longer current.
     pub withdrawn: Vec<LabelledFrame>,
     /// Every frame of this turn's evidence (sent or already held) with its
@@ -280,6 +299,8 @@ impl Engine {
 
         // This goal's evidence, against what is held.
         let mut unchanged: Vec<&HeldFrame> = Vec::new();
+        // Held, unchanged, but cited differently now: (held, label wanted now).
+        let mut moved: Vec<(&HeldFrame, String)> = Vec::new();
         let mut candidates: Vec<Candidate<'_>> = Vec::new();
         let mut covered: BTreeSet<Key> = BTreeSet::new();
         for c in &answer.composition.citations {
@@ -295,7 +316,11 @@ impl Engine {
                         && h.frame.content_digest == c.frame.content_digest;
                     match checks.get(&key) {
                         Some(Check::Valid) if same => {
-                            unchanged.push(h);
+                            if same_label(&h.label, &c.label) {
+                                unchanged.push(h);
+                            } else {
+                                moved.push((h, c.label.clone()));
+                            }
                             continue;
                         }
                         _ if !same => SendReason::Changed {
@@ -411,6 +436,15 @@ impl Engine {
         for h in unchanged.iter().chain(kept.iter()) {
             taken.insert(h.label.clone(), key_of(&h.frame));
         }
+        let moved: Vec<(&HeldFrame, String)> = moved
+            .into_iter()
+            .map(|(h, wanted)| {
+                let key = key_of(&h.frame);
+                let label = free_label(&wanted, &key, &taken);
+                taken.insert(label.clone(), key);
+                (h, label)
+            })
+            .collect();
         let mut labels: Vec<String> = Vec::with_capacity(candidates.len());
         for c in &candidates {
             let key = key_of(&c.id);
@@ -469,6 +503,7 @@ impl Engine {
                 &labels,
                 &included,
                 &unchanged,
+                &moved,
                 &withdrawn,
             );
             let prompt = render::prompt(&blocks, preamble_held, unnamed.as_deref());
@@ -502,6 +537,7 @@ impl Engine {
                 &labels,
                 &included,
                 &unchanged,
+                &moved,
                 &withdrawn,
             )
         } else {
@@ -514,6 +550,10 @@ impl Engine {
             .iter()
             .chain(kept.iter())
             .map(|h| (*h).clone())
+            .chain(moved.iter().map(|(h, label)| HeldFrame {
+                label: label.clone(),
+                ..(*h).clone()
+            }))
             .collect();
         let mut served: BTreeMap<String, Vec<ServedFrame>> = BTreeMap::new();
         let mut citations = Vec::new();
@@ -551,18 +591,28 @@ impl Engine {
                 merged: Vec::new(),
             });
         }
-        for h in &unchanged {
-            let provenance = answer
+        let provenance_of = |h: &HeldFrame| {
+            answer
                 .composition
                 .citations
                 .iter()
                 .find(|c| key_of(&c.frame) == key_of(&h.frame))
                 .map(|c| c.provenance.clone())
-                .unwrap_or_default();
+                .unwrap_or_default()
+        };
+        for h in &unchanged {
             citations.push(Citation {
                 label: h.label.clone(),
                 frame: h.frame.clone(),
-                provenance,
+                provenance: provenance_of(h),
+                merged: Vec::new(),
+            });
+        }
+        for (h, label) in &moved {
+            citations.push(Citation {
+                label: label.clone(),
+                frame: h.frame.clone(),
+                provenance: provenance_of(h),
                 merged: Vec::new(),
             });
         }
@@ -579,9 +629,14 @@ impl Engine {
                     }
                     + prompt.len(),
             )),
-            tokens_saved: unchanged.iter().map(|h| h.tokens).sum(),
+            tokens_saved: unchanged
+                .iter()
+                .copied()
+                .chain(moved.iter().map(|(h, _)| *h))
+                .map(|h| h.tokens)
+                .sum(),
             frames_sent: u64::try_from(sent.len()).unwrap_or(u64::MAX),
-            frames_reused: u64::try_from(unchanged.len()).unwrap_or(u64::MAX),
+            frames_reused: u64::try_from(unchanged.len() + moved.len()).unwrap_or(u64::MAX),
             frames_revalidated: revalidated,
             frames_withdrawn: u64::try_from(withdrawn.len()).unwrap_or(u64::MAX),
         };
@@ -600,6 +655,14 @@ impl Engine {
             prompt,
             sent,
             unchanged: unchanged.iter().map(|h| labelled(h, None)).collect(),
+            moved: moved
+                .iter()
+                .map(|(h, label)| MovedFrame {
+                    label: label.clone(),
+                    previous: h.label.clone(),
+                    frame: h.frame.clone(),
+                })
+                .collect(),
             withdrawn: withdrawn
                 .iter()
                 .map(|(h, r)| labelled(h, Some(r.clone())))
@@ -615,6 +678,17 @@ impl Engine {
             next,
         })
     }
+}
+
+/// Whether `held` (a label given by [`free_label`]) is still the label a
+/// frame would be given for `wanted`: equal, or `wanted` with a ` #n`
+/// suffix that kept it unique.
+fn same_label(held: &str, wanted: &str) -> bool {
+    held == wanted
+        || held.strip_prefix(wanted).is_some_and(|rest| {
+            rest.strip_prefix(" #")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// `wanted`, or `wanted #2`, `#3`, … : the first not held by another frame.
@@ -635,6 +709,7 @@ fn notes(
     labels: &[String],
     included: &[bool],
     unchanged: &[&HeldFrame],
+    moved: &[(&HeldFrame, String)],
     withdrawn: &[(&HeldFrame, String)],
 ) -> String {
     let mut n = Notes {
@@ -657,6 +732,11 @@ fn notes(
     }
     n.unchanged = unchanged.iter().map(|h| h.label.clone()).collect();
     n.unchanged.sort();
+    n.moved = moved
+        .iter()
+        .map(|(h, label)| (label.clone(), h.label.clone()))
+        .collect();
+    n.moved.sort();
     let mut w: Vec<(String, String)> = withdrawn
         .iter()
         .map(|(h, r)| (h.label.clone(), r.clone()))
@@ -691,4 +771,19 @@ fn call_usage(
         });
     }
     UsageReport::from_providers(composed.budget_requested, composed.as_of.clone(), providers)
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::same_label;
+
+    #[test]
+    fn a_uniqueness_suffix_is_the_same_label_a_new_range_is_not() {
+        assert!(same_label("a.rs:L1-4 f", "a.rs:L1-4 f"));
+        assert!(same_label("a.rs:L1-4 f #2", "a.rs:L1-4 f"));
+        assert!(!same_label("a.rs:L1-4 f #", "a.rs:L1-4 f"));
+        assert!(!same_label("a.rs:L1-4 f #2x", "a.rs:L1-4 f"));
+        assert!(!same_label("a.rs:L1-4 f", "a.rs:L5-8 f"));
+        assert!(!same_label("a.rs:L1-4 fg", "a.rs:L1-4 f"));
+    }
 }

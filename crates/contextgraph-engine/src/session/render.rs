@@ -131,6 +131,8 @@ pub(crate) fn quoted(label: &str) -> String {
 pub(crate) struct Notes {
     pub turn: u64,
     pub unchanged: Vec<String>,
+    /// `(label now, label it was delivered under)`: unchanged, moved.
+    pub moved: Vec<(String, String)>,
     /// `(new label, label it replaces)`.
     pub replaced: Vec<(String, String)>,
     /// `(label, why)`.
@@ -143,6 +145,7 @@ impl Notes {
     /// The notes text; empty on a first turn that only sends new blocks.
     pub(crate) fn text(&self) -> String {
         let quiet = self.unchanged.is_empty()
+            && self.moved.is_empty()
             && self.replaced.is_empty()
             && self.resent.is_empty()
             && self.withdrawn.is_empty();
@@ -156,6 +159,17 @@ impl Notes {
             out.push_str(&format!(
                 "Already in context, unchanged (not resent; cite by these labels): {}.\n",
                 list.join(", ")
+            ));
+        }
+        if !self.moved.is_empty() {
+            let list: Vec<String> = self
+                .moved
+                .iter()
+                .map(|(now, was)| format!("{} is now {}", quoted(was), quoted(now)))
+                .collect();
+            out.push_str(&format!(
+                "Already in context, unchanged but moved (not resent; cite by the new labels, the old line numbers now hold other text): {}.\n",
+                list.join("; ")
             ));
         }
         if !self.replaced.is_empty() {
@@ -267,6 +281,20 @@ mod tests {
             .text(),
             "Session turn 4.\n",
             "a later turn with only new blocks still says which turn it is"
+        );
+    }
+
+    /// A frame whose lines moved is named under both labels, each quoted.
+    #[test]
+    fn moved_frames_are_named_old_to_new() {
+        let notes = Notes {
+            turn: 2,
+            moved: vec![("a.rs:L7-11 alpha".to_owned(), "a.rs:L5-9 alpha".to_owned())],
+            ..Notes::default()
+        };
+        assert_eq!(
+            notes.text(),
+            "Session turn 2.\nAlready in context, unchanged but moved (not resent; cite by the new labels, the old line numbers now hold other text): \"a.rs:L5-9 alpha\" is now \"a.rs:L7-11 alpha\".\n"
         );
     }
 

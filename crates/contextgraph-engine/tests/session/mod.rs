@@ -148,3 +148,49 @@ async fn a_stored_session_is_never_taken_at_its_word() {
 fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
+
+/// An edit above a held frame moves its lines without changing its bytes:
+/// it is not resent, and the model is told its new label, never left
+/// citing lines that now hold other text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_whose_lines_moved_is_relabelled_not_resent() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
+    let mut session = Session::new();
+    let t1 = turn(&engine, &mut session, "retry backoff").await;
+    let before = retry_label(&t1);
+    assert!(before.starts_with("src/retry.rs:L1-4 "), "{before}");
+
+    write(
+        &ws.join("src/retry.rs"),
+        &format!("use std::fmt;\n\nconst LIMIT: u32 = 1;\n\n{RETRY}"),
+    );
+    let t2 = turn(&engine, &mut session, "retry backoff").await;
+    let after = retry_label(&t2);
+    assert!(after.starts_with("src/retry.rs:L5-8 "), "{after}");
+    assert!(
+        t2.sent.iter().all(|s| s.label != after),
+        "same bytes: not resent"
+    );
+    assert!(t2.unchanged.iter().all(|u| u.label != before));
+    let moved = t2.moved.iter().find(|m| m.label == after).expect("moved");
+    assert_eq!(moved.previous, before);
+    assert!(
+        t2.notes
+            .contains(&format!("\"{before}\" is now \"{after}\"")),
+        "{}",
+        t2.notes
+    );
+    assert_eq!(t2.figures.frames_reused, 1 + t2.unchanged.len() as u64);
+
+    // From now on the new label is the held one: listed as unchanged.
+    let t3 = turn(&engine, &mut session, "retry backoff").await;
+    assert!(
+        t3.unchanged.iter().any(|u| u.label == after),
+        "{}",
+        t3.notes
+    );
+    assert!(t3.moved.is_empty());
+    engine.shutdown().await;
+}
