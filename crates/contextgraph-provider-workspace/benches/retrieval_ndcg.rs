@@ -157,8 +157,10 @@ fn run_project(
             // `CGP_RANK_SIGNALS_OFF=semantic,roles` measures the ranking
             // without those steps (the README's ablation table).
             rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
-            // `CGP_SEMANTIC=1` adds the (off by default) semantic signal.
-            semantic: std::env::var_os("CGP_SEMANTIC").is_some_and(|v| v == "1"),
+            // `CGP_SEMANTIC=0` opens without the semantic signal (on by
+            // default; `CGP_RANK_SIGNALS_OFF=semantic` also drops it from the
+            // ranking, but still embeds the chunks).
+            semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
             ..WorkspaceOptions::default()
         },
     )

@@ -41,11 +41,16 @@ pub struct WorkspaceOptions {
     /// Which steps of the ranking layer run (all by default; the retrieval
     /// benchmark switches one off at a time to measure it).
     pub rank_signals: RerankSignals,
-    /// Use the built-in static embedding model as a ranking signal for
-    /// prose goals (see [`crate::semantic`]). Off by default: on the
-    /// retrieval benchmark's tuning half it moved NDCG@10 by +0.002 (semantic
-    /// goals +0.01, architecture goals -0.01) while embedding every chunk on
-    /// first use, which costs seconds on a large repository.
+    /// Use the built-in static embedding model as a ranking signal (see
+    /// [`crate::semantic`]). On by default: with the ranking layer as it
+    /// stands, the retrieval benchmark's tuning half gained +0.008 NDCG@10
+    /// (0.852 → 0.860; semantic goals +0.015, architecture +0.006) and the
+    /// held-out half, checked once, +0.008 (0.839 → 0.847; architecture
+    /// +0.013). The cost is embedding every chunk when the index is built
+    /// (about a quarter more cold-open time; the vectors persist in
+    /// `vectors.bin`, so a warm open only loads them) and scoring the goal
+    /// against every chunk vector at query time (under a millisecond on a
+    /// 5,000-chunk project).
     pub semantic: bool,
 }
 
@@ -59,7 +64,7 @@ impl Default for WorkspaceOptions {
             threads: 0,
             clock: Arc::new(Timestamp::now),
             rank_signals: RerankSignals::default(),
-            semantic: false,
+            semantic: true,
         }
     }
 }

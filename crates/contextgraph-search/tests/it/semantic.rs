@@ -140,3 +140,77 @@ fn a_model_other_than_the_one_the_vectors_came_from_is_refused() {
     let err = semantic.update(&ws, &tiny).expect_err("other model");
     assert!(matches!(err, ModelError::DimMismatch { .. }), "{err}");
 }
+
+/// The slots of `goal`'s hits with `semantic` scores fused in, best first.
+fn ranked_with(ws: &Workspace, goal: &str, semantic: &[(u32, f32)]) -> Vec<u32> {
+    let view = ws.view();
+    let mut files = contextgraph_search::FileCache::default();
+    let accept = |_: &contextgraph_search::index::ChunkRecord| true;
+    view.search(
+        goal,
+        &contextgraph_search::SearchOptions {
+            anchors: &[],
+            accept: &accept,
+            semantic,
+        },
+        &mut files,
+    )
+    .iter()
+    .map(|hit| hit.slot)
+    .collect()
+}
+
+/// A goal found verbatim in the code is pasted text: the semantic signal
+/// stays out of it (a match of the model alone does not even join the
+/// answer), while a goal in other words still gets the model's match.
+#[test]
+fn a_pasted_phrase_is_ranked_without_the_semantic_signal() {
+    let (_dir, _cache, ws) = workspace();
+    let render = ranked_with(&ws, "render_glyph", &[])
+        .into_iter()
+        .find(|&slot| {
+            ws.view()
+                .chunk(slot)
+                .is_some_and(|(path, c)| path == "src/render.rs" && c.symbol.is_some())
+        })
+        .expect("the render_glyph chunk");
+    let retry = ranked_with(&ws, "send_with_backoff", &[])
+        .into_iter()
+        .find(|&slot| {
+            ws.view()
+                .chunk(slot)
+                .is_some_and(|(path, _)| path == "src/retry.rs")
+        })
+        .expect("a chunk of src/retry.rs");
+    // As if the model placed the glyph renderer nearest to every goal
+    // (cosines are rescaled between the last kept match and the best).
+    let semantic = [(render, 0.9), (retry, 0.1)];
+    let pasted = ranked_with(&ws, "waiting longer each time", &semantic);
+    assert!(!pasted.is_empty());
+    assert!(
+        !pasted.contains(&render),
+        "a pasted phrase got a match of the model alone: {pasted:?}"
+    );
+    let prose = ranked_with(&ws, "waiting a bit longer each attempt", &semantic);
+    assert!(
+        prose.contains(&render),
+        "a goal in other words gets the model's match: {prose:?}"
+    );
+}
+
+/// A goal none of whose words the workspace holds names nothing in it: the
+/// model's nearest chunks are not served as an answer.
+#[test]
+fn a_goal_the_workspace_has_no_word_of_gets_no_semantic_matches() {
+    let (_dir, _cache, ws) = workspace();
+    let any: Vec<(u32, f32)> = ranked_with(&ws, "send_with_backoff render_glyph", &[])
+        .into_iter()
+        .zip([0.9, 0.1])
+        .collect();
+    assert_eq!(any.len(), 2, "{any:?}");
+    assert!(
+        ranked_with(&ws, "xyzzy plugh", &any).is_empty(),
+        "matches of the model alone were served"
+    );
+    assert!(!ranked_with(&ws, "waiting longer before the next attempt", &any).is_empty());
+}

@@ -68,7 +68,11 @@ fn opening_with_the_semantic_signal_writes_the_vectors_and_a_second_open_loads_t
 fn without_the_semantic_signal_no_vectors_file_is_written() {
     let dir = repo();
     let cache = tempfile::tempdir().expect("cache");
-    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let options = WorkspaceOptions {
+        semantic: false,
+        ..options(cache.path())
+    };
+    let (ws, _) = Workspace::open(dir.path(), options).expect("open");
     assert!(ws.vectors_path().is_some_and(|p| !p.exists()));
     assert!(ws.semantic_scores("retry").is_empty());
 }
