@@ -51,18 +51,16 @@ impl<'a> Graph<'a> {
         if cands.is_empty() {
             return None;
         }
-        let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+        // Borrowed, not copied: asked for every name of every frame built.
+        fn dir(p: &str) -> &str {
+            p.rsplit_once('/').map_or("", |(d, _)| d)
+        }
         let from_dir = dir(from_file);
-        let file_of = |s: u32| {
-            self.index
-                .chunk(s)
-                .map(|(f, _)| f.to_owned())
-                .unwrap_or_default()
-        };
+        let file_of = |s: u32| self.index.chunk(s).map_or("", |(f, _)| f);
         if let Some(&s) = cands.iter().find(|&&s| file_of(s) == from_file) {
             return Some(s);
         }
-        if let Some(&s) = cands.iter().find(|&&s| dir(&file_of(s)) == from_dir) {
+        if let Some(&s) = cands.iter().find(|&&s| dir(file_of(s)) == from_dir) {
             return Some(s);
         }
         (cands.len() <= 3).then(|| cands[0])
