@@ -146,7 +146,20 @@ pub fn file_excerpt<'a>(
     method: &str,
     by: &str,
 ) -> Result<FileExcerpt<'a>, ProvenanceError> {
-    let uri = path_to_file_uri(path)?;
+    file_excerpt_at(path, path_to_file_uri(path)?, file, range, method, by)
+}
+
+/// [`file_excerpt`] with the file's URI already made: `uri` must be
+/// [`path_to_file_uri`]`(path)`. For a caller excerpting many regions of
+/// the same files (a search answer), which makes each file's URI once.
+pub fn file_excerpt_at<'a>(
+    path: &Path,
+    uri: String,
+    file: &'a [u8],
+    range: LineRange,
+    method: &str,
+    by: &str,
+) -> Result<FileExcerpt<'a>, ProvenanceError> {
     let bytes = read_range(file, range).ok_or(ProvenanceError::RangePastEnd {
         range,
         lines: count_lines(file),

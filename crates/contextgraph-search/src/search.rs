@@ -11,7 +11,7 @@ use contextgraph_types::Relation;
 use crate::chunk::LineIndex;
 use crate::graph::Graph;
 use crate::index::{ChunkRecord, Index};
-use crate::rank::{contains_phrase, phrase_words, search_with_signals, Ranked};
+use crate::rank::{phrase_words, search_with_signals, Ranked};
 use crate::workspace::Workspace;
 
 /// What to search for besides the goal words.
@@ -42,6 +42,8 @@ impl Default for SearchOptions<'_> {
 #[derive(Debug, Default)]
 pub struct FileCache {
     files: HashMap<String, Option<Vec<u8>>>,
+    /// `file://` URIs made (`None`: the path has none), by relative path.
+    uris: HashMap<String, Option<String>>,
 }
 
 impl FileCache {
@@ -52,6 +54,44 @@ impl FileCache {
             .or_insert_with(|| std::fs::read(root.join(rel_path)).ok())
             .as_deref()
     }
+
+    /// The `file://` URI of `rel_path` under `root`
+    /// ([`contextgraph_types::file_uri::path_to_file_uri`]), made once:
+    /// every frame of a file names it, and making one costs a path walk
+    /// and percent-encoding.
+    pub fn file_uri(&mut self, root: &Path, rel_path: &str) -> Option<&str> {
+        self.uris
+            .entry(rel_path.to_owned())
+            .or_insert_with(|| {
+                contextgraph_types::file_uri::path_to_file_uri(&root.join(rel_path)).ok()
+            })
+            .as_deref()
+    }
+}
+
+/// Whether the words of `region` (as [`phrase_words`] splits and lowercases
+/// them) hold `words` contiguously, in order: [`contains_phrase`] over
+/// [`phrase_words`]`(region)`, without a lowercased copy of every word of
+/// the region (an ASCII word is compared lowercased in place; any other is
+/// lowercased as `phrase_words` does, since `str::to_lowercase` depends on
+/// a letter's position in the word).
+fn holds_phrase(region: &str, words: &[String]) -> bool {
+    if words.is_empty() {
+        return false;
+    }
+    let hay: Vec<&str> = region
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let same = |h: &str, w: &String| {
+        if h.is_ascii() {
+            h.len() == w.len() && h.bytes().map(|b| b.to_ascii_lowercase()).eq(w.bytes())
+        } else {
+            h.to_lowercase() == *w
+        }
+    };
+    hay.windows(words.len())
+        .any(|win| win.iter().zip(words).all(|(h, w)| same(h, w)))
 }
 
 /// One version of a workspace's index, held for reading.
@@ -111,6 +151,10 @@ impl<'w> SearchView<'w> {
         let graph = self.graph();
         let words = phrase_words(goal);
         let files = std::cell::RefCell::new(files);
+        // Each file's lines indexed once per search (`None`: not UTF-8), not
+        // once per candidate: candidates are often chunks of one file.
+        let lines: std::cell::RefCell<HashMap<&str, Option<LineIndex>>> =
+            std::cell::RefCell::default();
         let has_phrase = |slot: u32| -> bool {
             let Some((rel, c)) = self.index.chunk(slot) else {
                 return false;
@@ -122,9 +166,16 @@ impl<'w> SearchView<'w> {
             let Ok(text) = std::str::from_utf8(bytes) else {
                 return false;
             };
-            LineIndex::new(text)
+            let mut lines = lines.borrow_mut();
+            let Some(index) = lines
+                .entry(rel)
+                .or_insert_with(|| Some(LineIndex::new(text)))
+            else {
+                return false;
+            };
+            index
                 .slice(text, c.start_line, c.end_line)
-                .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
+                .is_some_and(|region| holds_phrase(region, &words))
         };
         let ranked = search_with_signals(
             &graph,
@@ -144,5 +195,46 @@ impl<'w> SearchView<'w> {
             }
         }
         ranked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_phrase;
+    use crate::rank::{contains_phrase, phrase_words};
+
+    #[test]
+    fn holds_phrase_is_contains_phrase_over_phrase_words() {
+        let regions = [
+            "fn parse(x) { Err(\"Connection Refused after ALL retries\") }",
+            "ΟΔΟΣ Σ καλΟΣ: ΌΣΟΣ όσος; İstanbul ıi",
+            "snake_case_Name x_y {} z",
+            "",
+            "one",
+        ];
+        let goals = [
+            "connection refused after all",
+            "refused after",
+            "οδος σ καλος",
+            "όσος όσος",
+            "καλος όσος",
+            "istanbul",
+            "i̇stanbul ıi",
+            "snake_case_name x_y z",
+            "one",
+            "",
+        ];
+        for region in regions {
+            for goal in goals {
+                let words = phrase_words(goal);
+                assert_eq!(
+                    holds_phrase(region, &words),
+                    contains_phrase(&phrase_words(region), &words),
+                    "{region:?} / {goal:?}"
+                );
+            }
+        }
+        assert!(holds_phrase(regions[0], &phrase_words("Refused after all")));
+        assert!(holds_phrase(regions[1], &phrase_words("ΟΔΟΣ Σ ΚΑΛΟΣ")));
     }
 }
