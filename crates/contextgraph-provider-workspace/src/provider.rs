@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use contextgraph_provider_sdk::{
-    clamp_score, file_excerpt_at, pack, rank, FrameBuilder, Provider, ProviderError,
+    clamp_score, file_excerpt_of, pack, rank, FrameBuilder, Provider, ProviderError,
 };
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::sha256::sha256_digest;
@@ -210,11 +210,11 @@ impl WorkspaceProvider {
     ) -> Option<Fresh<'v, 'f>> {
         let (rel, c) = view.chunk(slot)?;
         let uri = files.file_uri(self.root(), rel)?.to_owned();
-        let bytes = files.get(self.root(), rel)?;
         let range = LineRange::new(c.start_line, c.end_line)?;
+        let bytes = files.lines(self.root(), rel, c.start_line, c.end_line)?;
         let by = format!("{PROVIDER_NAME}/{PROVIDER_VERSION}");
         let path = self.root().join(rel);
-        let excerpt = file_excerpt_at(&path, uri, bytes, range, &c.method, &by).ok()?;
+        let excerpt = file_excerpt_of(&path, uri, bytes, range, &c.method, &by);
         let region_digest = format_sha256(&c.digest);
         if excerpt.provenance.digest.as_deref() != Some(region_digest.as_str()) {
             return None;
@@ -656,3 +656,7 @@ impl WorkspaceProvider {
 #[cfg(test)]
 #[path = "select_tests.rs"]
 mod select_tests;
+
+#[cfg(test)]
+#[path = "region_tests.rs"]
+mod region_tests;

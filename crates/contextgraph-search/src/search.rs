@@ -44,6 +44,8 @@ pub struct FileCache {
     files: HashMap<String, Option<Vec<u8>>>,
     /// `file://` URIs made (`None`: the path has none), by relative path.
     uris: HashMap<String, Option<String>>,
+    /// Line starts of the files read, by relative path.
+    lines: HashMap<String, LineIndex>,
 }
 
 impl FileCache {
@@ -53,6 +55,21 @@ impl FileCache {
             .entry(rel_path.to_owned())
             .or_insert_with(|| std::fs::read(root.join(rel_path)).ok())
             .as_deref()
+    }
+
+    /// The bytes of lines `start..=end` (1-based) of `rel_path`, each
+    /// line's terminator included, or `None` when the file cannot be read
+    /// or has fewer lines: the SDK's `read_range` rule, with the file's
+    /// lines found once rather than counted from its start for every
+    /// region (an answer takes many regions of one file).
+    pub fn lines(&mut self, root: &Path, rel_path: &str, start: u32, end: u32) -> Option<&[u8]> {
+        self.get(root, rel_path)?;
+        let bytes = self.files.get(rel_path)?.as_deref()?;
+        let index = self
+            .lines
+            .entry(rel_path.to_owned())
+            .or_insert_with(|| LineIndex::of_bytes(bytes));
+        bytes.get(index.byte_range(start, end)?)
     }
 
     /// The `file://` URI of `rel_path` under `root`
