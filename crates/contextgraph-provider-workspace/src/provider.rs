@@ -247,6 +247,10 @@ impl WorkspaceProvider {
             region_digest,
             provenance,
         } = self.fresh_excerpt(view, slot, files)?;
+        // Owned now: the file's bytes are no longer borrowed, so the
+        // relations can make their URIs through the same cache.
+        let region = region.to_owned();
+        let region_len = region.len();
         let id = format!("{rel}#{}", c.local_id);
         let (title, label) = labels(rel, c);
         let use_outline = compact && c.outline.is_some();
@@ -257,38 +261,39 @@ impl WorkspaceProvider {
             .uri
             .clone()
             .unwrap_or_else(|| file_uri(self.root(), rel));
-        let builder = |content: String| {
-            FrameBuilder::new(id.clone(), c.kind.frame_kind(), title.clone(), content)
-                .uri(uri.clone())
-                .score(score)
-                .citation_label(label.clone())
-                .recorded_at(c.recorded_at)
-                .valid_from(c.valid_from)
-                .provenance(provenance.clone())
-                .relations(view.relations(slot))
-        };
-        let mut frame = if use_outline {
-            builder(c.outline.clone().unwrap_or_default())
-                .content_fidelity(ContentFidelity::Summarized)
-                .build()
+        let (content, fidelity) = if use_outline {
+            (
+                c.outline.clone().unwrap_or_default(),
+                ContentFidelity::Summarized,
+            )
         } else {
+            // The exact content is set below.
+            (String::new(), ContentFidelity::Exact)
+        };
+        let mut frame = FrameBuilder::new(id.clone(), c.kind.frame_kind(), title, content)
+            .uri(uri)
+            .score(score)
+            .citation_label(label)
+            .recorded_at(c.recorded_at)
+            .valid_from(c.valid_from)
+            .provenance(provenance)
+            .relations(view.relations_cached(slot, files))
+            .content_fidelity(fidelity)
+            .build();
+        if !use_outline {
             // The content is the region whose digest `fresh_excerpt` has
             // just checked against the index: its digest is known, so it is
             // set here rather than hashed a second time by `build` (the
             // frame is the same; a frame's hashing was a third of a query).
-            let mut frame = builder(String::new())
-                .content_fidelity(ContentFidelity::Exact)
-                .build();
-            frame.token_cost = token_cost_of_len(region.len());
+            frame.token_cost = token_cost_of_len(region_len);
             frame.content_digest = Some(region_digest.clone());
-            frame.content = Some(region.to_owned());
-            frame
-        };
+            frame.content = Some(region);
+        }
         if use_outline {
             // P2: a compact frame names its full source (hash, cost, handle) and how it was distilled.
             frame.representation = Representation::Compact;
             frame.canonical_content_hash = Some(region_digest.clone());
-            frame.canonical_token_cost = Some(token_cost_of_len(region.len()));
+            frame.canonical_token_cost = Some(token_cost_of_len(region_len));
             frame.transform = Some(Transform {
                 method: "outline".into(),
                 implementation: PROVIDER_NAME.into(),

@@ -157,6 +157,18 @@ impl<'w> SearchView<'w> {
         self.graph().relations(slot)
     }
 
+    /// [`relations`](Self::relations), the file URIs they name made
+    /// through `files` (once per file per query, see
+    /// [`FileCache::file_uri`]).
+    pub fn relations_cached(&self, slot: u32, files: &mut FileCache) -> Vec<Relation> {
+        let root = self.root;
+        self.graph().relations_with(slot, &mut |rel| {
+            files
+                .file_uri(root, rel)
+                .map_or_else(|| crate::uri::file_uri(root, rel), str::to_owned)
+        })
+    }
+
     /// Rank the chunks for `goal`, best first. A goal phrase (quoted words)
     /// is checked against the files' current bytes, read through `files`.
     pub fn search(
@@ -168,31 +180,26 @@ impl<'w> SearchView<'w> {
         let graph = self.graph();
         let words = phrase_words(goal);
         let files = std::cell::RefCell::new(files);
-        // Each file's lines indexed once per search (`None`: not UTF-8), not
-        // once per candidate: candidates are often chunks of one file.
-        let lines: std::cell::RefCell<HashMap<&str, Option<LineIndex>>> =
-            std::cell::RefCell::default();
+        // Whether each file is text, checked once per search, and its lines
+        // found once per query (the frames reuse them), not once per
+        // candidate: candidates are often chunks of one file.
+        let text: std::cell::RefCell<HashMap<&str, bool>> = std::cell::RefCell::default();
         let has_phrase = |slot: u32| -> bool {
             let Some((rel, c)) = self.index.chunk(slot) else {
                 return false;
             };
             let mut files = files.borrow_mut();
-            let Some(bytes) = files.get(self.root, rel) else {
-                return false;
-            };
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return false;
-            };
-            let mut lines = lines.borrow_mut();
-            let Some(index) = lines
-                .entry(rel)
-                .or_insert_with(|| Some(LineIndex::new(text)))
-            else {
-                return false;
-            };
-            index
-                .slice(text, c.start_line, c.end_line)
-                .is_some_and(|region| holds_phrase(region, &words))
+            let is_text = *text.borrow_mut().entry(rel).or_insert_with(|| {
+                files
+                    .get(self.root, rel)
+                    .is_some_and(|bytes| std::str::from_utf8(bytes).is_ok())
+            });
+            // A region of a text file, cut at line starts, is text.
+            is_text
+                && files
+                    .lines(self.root, rel, c.start_line, c.end_line)
+                    .and_then(|region| std::str::from_utf8(region).ok())
+                    .is_some_and(|region| holds_phrase(region, &words))
         };
         let ranked = search_with_signals(
             &graph,
