@@ -151,17 +151,33 @@ pub fn file_excerpt<'a>(
         range,
         lines: count_lines(file),
     })?;
+    Ok(file_excerpt_of(path, uri, bytes, range, method, by))
+}
+
+/// [`file_excerpt`] of a region already read and a URI already made: `uri`
+/// must be [`path_to_file_uri`]`(path)` and `bytes` must be
+/// [`read_range`]`(file, range)`. For a caller excerpting many regions of
+/// the same files (a search answer), which makes each file's URI and finds
+/// its lines once rather than once per region.
+pub fn file_excerpt_of<'a>(
+    path: &Path,
+    uri: String,
+    bytes: &'a [u8],
+    range: LineRange,
+    method: &str,
+    by: &str,
+) -> FileExcerpt<'a> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| uri.clone());
-    Ok(FileExcerpt {
+    FileExcerpt {
         bytes,
         provenance: file_entry(uri, Some(range), bytes, method, by),
         range,
         label: format!("{name} {range}"),
-    })
+    }
 }
 
 /// The F5 provenance of a whole file (no `range`: the whole resource).

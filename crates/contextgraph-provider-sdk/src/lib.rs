@@ -46,7 +46,7 @@ pub mod verify;
 
 pub use digest::{sha256_digest, Sha256Hasher};
 pub use file_provenance::{
-    count_lines, file_excerpt, file_uri_to_path, path_to_file_uri, read_range,
+    count_lines, file_excerpt, file_excerpt_of, file_uri_to_path, path_to_file_uri, read_range,
     whole_file_provenance, FileExcerpt, FileUriError, ProvenanceError,
 };
 pub use frame_builder::{clamp_score, FrameBuilder};

@@ -95,6 +95,13 @@ struct Args {
     baseline: bool,
     projects: Vec<String>,
     split: Option<String>,
+    /// `--dump FILE`: every query's answer written out (frame ids, score
+    /// bits, content digests, costs, truncation), so that two builds can be
+    /// diffed for identical results (a speed-up must not change any answer).
+    dump: Option<PathBuf>,
+    /// `--repeat N`: each query asked N times (latency over N·queries; a
+    /// profiler's query loop). Answers are dumped once.
+    repeat: usize,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -104,6 +111,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         baseline: true,
         projects: Vec::new(),
         split: None,
+        dump: None,
+        repeat: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -114,6 +123,15 @@ fn parse_args() -> Result<Option<Args>, String> {
             "-v" | "--verbose" => args.verbose = true,
             "--no-baseline" => args.baseline = false,
             "--heldout-details" => args.heldout_details = true,
+            "--dump" => args.dump = Some(PathBuf::from(it.next().ok_or("--dump needs a file")?)),
+            "--repeat" => {
+                let n = it.next().ok_or("--repeat needs a count")?;
+                args.repeat = n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or(format!("--repeat {n}: expected a positive count"))?;
+            }
             "--project" => args
                 .projects
                 .push(it.next().ok_or("--project needs a project id")?),
@@ -126,7 +144,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline)"
+                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline, --dump FILE, --repeat N)"
                 ))
             }
         }
@@ -150,6 +168,7 @@ fn run_project(
     max_tokens: u32,
     verbose: bool,
     baseline: bool,
+    timing: &mut Timing,
 ) -> Result<(Outcome, Option<Outcome>), String> {
     let (provider, source) = WorkspaceProvider::open(
         root,
@@ -191,9 +210,19 @@ fn run_project(
     let mut baseline_per_query = Vec::new();
     for q in &project.queries {
         let query = ContextQuery::new(q.text.clone(), MAX_FRAMES, max_tokens);
-        let started = std::time::Instant::now();
-        let answer = provider.query(&query);
-        latencies_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        let mut answer = None;
+        for _ in 0..timing.repeat {
+            let started = std::time::Instant::now();
+            answer = Some(provider.query(&query));
+            latencies_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        let Some(answer) = answer else {
+            return Err(format!("{}: no query run", project.id));
+        };
+        if let Some(file) = timing.dump.as_mut() {
+            write_answer(file, &project.id, &q.text, &answer)
+                .map_err(|e| format!("--dump: cannot write: {e}"))?;
+        }
         let ranked = match answer {
             Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
             Err(e) => {
@@ -247,6 +276,51 @@ fn run_project(
         },
         baseline,
     ))
+}
+
+/// How queries are run besides being scored: `--repeat` and `--dump`.
+struct Timing {
+    repeat: usize,
+    dump: Option<std::fs::File>,
+}
+
+/// One query's answer as lines a diff compares: the frames in answer
+/// order with their score's exact bits, content digest and cost, and a
+/// digest of the whole frame as JSON (relations, provenance, labels).
+fn write_answer(
+    out: &mut impl std::io::Write,
+    project: &str,
+    query: &str,
+    answer: &Result<
+        contextgraph_types::ContextQueryResult,
+        contextgraph_provider_sdk::ProviderError,
+    >,
+) -> std::io::Result<()> {
+    writeln!(out, "== {project}\t{query}")?;
+    match answer {
+        Ok(r) => {
+            writeln!(
+                out,
+                "truncated {} dropped {:?}",
+                r.truncated, r.dropped_estimate
+            )?;
+            for f in &r.frames {
+                let json = serde_json::to_string(f).map_err(std::io::Error::other)?;
+                writeln!(
+                    out,
+                    "{}\t{:08x}\t{}\t{}\t{}\t{}",
+                    f.id,
+                    f.score.to_bits(),
+                    f.content_digest.as_deref().unwrap_or("-"),
+                    f.token_cost,
+                    f.citation_label.as_deref().unwrap_or("-"),
+                    contextgraph_types::sha256::sha256_digest(json.as_bytes())
+                )?;
+            }
+        }
+        Err(e) => writeln!(out, "error {e}")?,
+    }
+    Ok(())
 }
 
 /// Mean over the projects of `outcomes` in `split` (all when None) of their
@@ -449,6 +523,16 @@ fn main() -> ExitCode {
         selected.len(),
         cache.display()
     );
+    let mut timing = match args.dump.as_ref().map(std::fs::File::create).transpose() {
+        Ok(dump) => Timing {
+            repeat: args.repeat,
+            dump,
+        },
+        Err(e) => {
+            eprintln!("retrieval_ndcg: --dump: cannot create the file: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut outcomes = Vec::new();
     let mut baseline_outcomes = Vec::new();
     let mut missing = Vec::new();
@@ -469,7 +553,15 @@ fn main() -> ExitCode {
                 project.id
             );
         }
-        match run_project(i, project, &root, max_tokens, details, args.baseline) {
+        match run_project(
+            i,
+            project,
+            &root,
+            max_tokens,
+            details,
+            args.baseline,
+            &mut timing,
+        ) {
             Ok((o, b)) => {
                 outcomes.push(o);
                 baseline_outcomes.extend(b);

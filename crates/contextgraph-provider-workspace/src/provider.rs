@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use contextgraph_provider_sdk::{file_excerpt, pack, FrameBuilder, Provider, ProviderError};
+use contextgraph_provider_sdk::{
+    clamp_score, file_excerpt_of, pack, rank, FrameBuilder, Provider, ProviderError,
+};
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::{
@@ -22,8 +24,8 @@ use contextgraph_search::lang::Language;
 use contextgraph_search::store::StoreError;
 use contextgraph_search::uri::{file_uri, CONTENT_REF_SCHEME};
 use contextgraph_search::{
-    FileCache, IndexError, IndexSource, IndexStats, RefreshReport, SearchOptions, SearchView,
-    Workspace, WorkspaceOptions,
+    FileCache, IndexError, IndexSource, IndexStats, Ranked, RefreshReport, SearchOptions,
+    SearchView, Workspace, WorkspaceOptions,
 };
 
 /// The provider id (its `info().name`), used in frame identities.
@@ -196,9 +198,40 @@ impl WorkspaceProvider {
         .ok_or("the chunk no longer exists")
     }
 
+    /// The region of one candidate as the file holds it now, with its
+    /// provenance: `None` when the file no longer holds the indexed bytes
+    /// (the index is behind; the next refresh catches up). Whether a
+    /// candidate can become a frame at all is exactly whether this is `Some`.
+    fn fresh_excerpt<'v, 'f>(
+        &self,
+        view: &'v SearchView<'_>,
+        slot: u32,
+        files: &'f mut FileCache,
+    ) -> Option<Fresh<'v, 'f>> {
+        let (rel, c) = view.chunk(slot)?;
+        let uri = files.file_uri(self.root(), rel)?.to_owned();
+        let range = LineRange::new(c.start_line, c.end_line)?;
+        let bytes = files.lines(self.root(), rel, c.start_line, c.end_line)?;
+        let by = format!("{PROVIDER_NAME}/{PROVIDER_VERSION}");
+        let path = self.root().join(rel);
+        let excerpt = file_excerpt_of(&path, uri, bytes, range, &c.method, &by);
+        let region_digest = format_sha256(&c.digest);
+        if excerpt.provenance.digest.as_deref() != Some(region_digest.as_str()) {
+            return None;
+        }
+        let region = excerpt.text()?;
+        Some(Fresh {
+            rel,
+            chunk: c,
+            region,
+            region_digest,
+            provenance: excerpt.provenance,
+        })
+    }
+
     /// Build the frame of one candidate from the file bytes as they are now;
-    /// `None` when the file no longer holds the indexed bytes (the index is
-    /// behind; the next refresh catches up) .
+    /// `None` when the file no longer holds the indexed bytes (see
+    /// [`fresh_excerpt`](Self::fresh_excerpt)).
     fn materialize(
         &self,
         view: &SearchView<'_>,
@@ -207,44 +240,60 @@ impl WorkspaceProvider {
         compact: bool,
         files: &mut FileCache,
     ) -> Option<ContextFrame> {
-        let (rel, c) = view.chunk(slot)?;
-        let bytes = files.get(self.root(), rel)?;
-        let range = LineRange::new(c.start_line, c.end_line)?;
-        let by = format!("{PROVIDER_NAME}/{PROVIDER_VERSION}");
-        let path = self.root().join(rel);
-        let excerpt = file_excerpt(&path, bytes, range, &c.method, &by).ok()?;
-        let region_digest = format_sha256(&c.digest);
-        if excerpt.provenance.digest.as_deref() != Some(region_digest.as_str()) {
-            return None;
-        }
-        let region = excerpt.text()?;
+        let Fresh {
+            rel,
+            chunk: c,
+            region,
+            region_digest,
+            provenance,
+        } = self.fresh_excerpt(view, slot, files)?;
+        // Owned now: the file's bytes are no longer borrowed, so the
+        // relations can make their URIs through the same cache.
+        let region = region.to_owned();
+        let region_len = region.len();
         let id = format!("{rel}#{}", c.local_id);
         let (title, label) = labels(rel, c);
         let use_outline = compact && c.outline.is_some();
-        let content = if use_outline {
-            c.outline.clone().unwrap_or_default()
+        // The provenance URI is `path_to_file_uri(root/rel)`, which is what
+        // `file_uri(root, rel)` returns whenever it succeeds (and the excerpt
+        // exists only when it did): taken from there, not computed twice.
+        let uri = provenance
+            .uri
+            .clone()
+            .unwrap_or_else(|| file_uri(self.root(), rel));
+        let (content, fidelity) = if use_outline {
+            (
+                c.outline.clone().unwrap_or_default(),
+                ContentFidelity::Summarized,
+            )
         } else {
-            region.to_owned()
+            // The exact content is set below.
+            (String::new(), ContentFidelity::Exact)
         };
         let mut frame = FrameBuilder::new(id.clone(), c.kind.frame_kind(), title, content)
-            .uri(file_uri(self.root(), rel))
+            .uri(uri)
             .score(score)
             .citation_label(label)
             .recorded_at(c.recorded_at)
             .valid_from(c.valid_from)
-            .provenance(excerpt.provenance.clone())
-            .relations(view.relations(slot))
-            .content_fidelity(if use_outline {
-                ContentFidelity::Summarized
-            } else {
-                ContentFidelity::Exact
-            })
+            .provenance(provenance)
+            .relations(view.relations_cached(slot, files))
+            .content_fidelity(fidelity)
             .build();
+        if !use_outline {
+            // The content is the region whose digest `fresh_excerpt` has
+            // just checked against the index: its digest is known, so it is
+            // set here rather than hashed a second time by `build` (the
+            // frame is the same; a frame's hashing was a third of a query).
+            frame.token_cost = token_cost_of_len(region_len);
+            frame.content_digest = Some(region_digest.clone());
+            frame.content = Some(region);
+        }
         if use_outline {
             // P2: a compact frame names its full source (hash, cost, handle) and how it was distilled.
             frame.representation = Representation::Compact;
             frame.canonical_content_hash = Some(region_digest.clone());
-            frame.canonical_token_cost = Some(token_cost_of_len(region.len()));
+            frame.canonical_token_cost = Some(token_cost_of_len(region_len));
             frame.transform = Some(Transform {
                 method: "outline".into(),
                 implementation: PROVIDER_NAME.into(),
@@ -258,6 +307,167 @@ impl WorkspaceProvider {
         }
         Some(frame)
     }
+
+    /// The frames of `ranked` that packing takes, in packing order, and how
+    /// many candidates were left out (not fresh, over the budget, past the
+    /// `want`-th fresh one, or not taken by packing).
+    ///
+    /// The answer is exactly that of materialising the first `want` fresh
+    /// candidates that fit `budget` alone and packing them all ([`pack`]:
+    /// score descending, then id; greedy under `max_tokens` and
+    /// `max_frames`), but only frames packing can still take are built: a
+    /// frame costs a file read, two digests and its relations, and most of
+    /// the up to 400 candidates were built only to be dropped by packing.
+    /// Candidates are walked in runs of equal score (the order packing
+    /// sees them in, when `ranked`'s scores are as [`clamp_score`] leaves
+    /// them); a candidate costing more than the budget left when its run
+    /// starts cannot be taken, so only whether it is fresh matters (it
+    /// counts towards `want`), and that is checked only when the `want`-th
+    /// place is reached while some later candidate could still be taken.
+    fn select(
+        &self,
+        view: &SearchView<'_>,
+        ranked: &[Ranked],
+        query: &ContextQuery,
+        compact: bool,
+        files: &mut FileCache,
+    ) -> (Vec<ContextFrame>, u64) {
+        let index = view.index();
+        let budget = u64::from(query.max_tokens);
+        let max_frames = usize::try_from(query.max_frames).unwrap_or(usize::MAX);
+        let want = (query.max_frames as usize)
+            .saturating_mul(4)
+            .clamp(32, MAX_MATERIALIZED);
+        // What a candidate's frame costs: its region's length, which is the
+        // indexed length whenever the frame can be built (same digest).
+        let cost = |slot: u32| {
+            index.chunk(slot).map_or(u64::MAX, |(_, c)| {
+                let len = match (&c.outline, compact) {
+                    (Some(o), true) => o.len(),
+                    _ => c.byte_len as usize,
+                };
+                u64::from(token_cost_of_len(len))
+            })
+        };
+        let costs: Vec<u64> = ranked.iter().map(|r| cost(r.slot)).collect();
+        let in_order = ranked
+            .windows(2)
+            .all(|w| clamp_score(w[0].score) >= clamp_score(w[1].score));
+        if !in_order {
+            return self.select_all(view, ranked, &costs, query, compact, want, files);
+        }
+        // The cheapest candidate from each position on (within the budget).
+        let mut cheapest_from = vec![u64::MAX; ranked.len() + 1];
+        for i in (0..ranked.len()).rev() {
+            let c = if costs[i] <= budget {
+                costs[i]
+            } else {
+                u64::MAX
+            };
+            cheapest_from[i] = cheapest_from[i + 1].min(c);
+        }
+        let mut taken: Vec<ContextFrame> = Vec::new();
+        let mut remaining = budget;
+        // Fresh candidates within `want` so far, and candidates counted
+        // towards `want` before their freshness was checked.
+        let mut fresh = 0usize;
+        let mut unchecked: Vec<u32> = Vec::new();
+        let mut capped = false;
+        let mut i = 0;
+        while i < ranked.len() && !capped && taken.len() < max_frames {
+            let score = clamp_score(ranked[i].score);
+            let end = ranked[i..]
+                .iter()
+                .position(|r| clamp_score(r.score) != score)
+                .map_or(ranked.len(), |n| i + n);
+            let room = remaining;
+            let mut run: Vec<ContextFrame> = Vec::new();
+            for k in i..end {
+                if fresh + unchecked.len() >= want {
+                    if unchecked.is_empty() || cheapest_from[k] > room {
+                        // The `want`-th place is reached, or nothing from
+                        // here on could be taken wherever it lies.
+                        capped = true;
+                        break;
+                    }
+                    fresh += unchecked
+                        .drain(..)
+                        .filter(|&s| self.fresh_excerpt(view, s, files).is_some())
+                        .count();
+                    if fresh >= want {
+                        capped = true;
+                        break;
+                    }
+                }
+                if costs[k] > budget {
+                    continue;
+                }
+                if taken.len() < max_frames && costs[k] <= room {
+                    if let Some(f) =
+                        self.materialize(view, ranked[k].slot, ranked[k].score, compact, files)
+                    {
+                        fresh += 1;
+                        run.push(f);
+                    }
+                } else {
+                    unchecked.push(ranked[k].slot);
+                }
+            }
+            rank(&mut run);
+            for f in run {
+                let c = u64::from(f.token_cost);
+                if taken.len() < max_frames && c <= remaining {
+                    remaining -= c;
+                    taken.push(f);
+                }
+            }
+            i = end;
+        }
+        let left_out = (ranked.len() - taken.len()) as u64;
+        (taken, left_out)
+    }
+
+    /// [`select`](Self::select) for a ranking not in packing order (a
+    /// score packing reads differently): every candidate up to the
+    /// `want`-th fresh one built, packed as a whole.
+    #[allow(clippy::too_many_arguments)]
+    fn select_all(
+        &self,
+        view: &SearchView<'_>,
+        ranked: &[Ranked],
+        costs: &[u64],
+        query: &ContextQuery,
+        compact: bool,
+        want: usize,
+        files: &mut FileCache,
+    ) -> (Vec<ContextFrame>, u64) {
+        let budget = u64::from(query.max_tokens);
+        let mut frames = Vec::new();
+        for (r, &cost) in ranked.iter().zip(costs) {
+            if frames.len() >= want {
+                break;
+            }
+            if cost > budget {
+                continue;
+            }
+            if let Some(f) = self.materialize(view, r.slot, r.score, compact, files) {
+                frames.push(f);
+            }
+        }
+        let packed = pack(frames, query);
+        let left_out = (ranked.len() - packed.frames.len()) as u64;
+        (packed.frames, left_out)
+    }
+}
+
+/// A candidate's region, checked against the index (see
+/// [`WorkspaceProvider::fresh_excerpt`]).
+struct Fresh<'v, 'f> {
+    rel: &'v str,
+    chunk: &'v ChunkRecord,
+    region: &'f str,
+    region_digest: String,
+    provenance: contextgraph_types::Provenance,
 }
 
 /// A chunk re-read from its file (for `resolve`).
@@ -356,7 +566,6 @@ impl Provider for WorkspaceProvider {
         // Before the view: scoring may first bring the chunk vectors up to date.
         let semantic = self.workspace.semantic_scores(query.match_text());
         let view = self.workspace.view();
-        let index = view.index();
         let accept = |c: &ChunkRecord| {
             query.accepts_kind(&c.kind.frame_kind())
                 && pin.is_none_or(|p| c.recorded_at <= p && c.valid_from <= p)
@@ -371,33 +580,7 @@ impl Provider for WorkspaceProvider {
             },
             &mut files,
         );
-        let budget = u64::from(query.max_tokens);
-        let want = (query.max_frames as usize)
-            .saturating_mul(4)
-            .clamp(32, MAX_MATERIALIZED);
-        let mut frames = Vec::new();
-        let mut left_out: u64 = 0;
-        for r in &ranked {
-            if frames.len() >= want {
-                left_out += 1;
-                continue;
-            }
-            let cost = index.chunk(r.slot).map_or(u64::MAX, |(_, c)| {
-                let len = match (&c.outline, compact) {
-                    (Some(o), true) => o.len(),
-                    _ => c.byte_len as usize,
-                };
-                u64::from(token_cost_of_len(len))
-            });
-            if cost > budget {
-                left_out += 1;
-                continue;
-            }
-            match self.materialize(&view, r.slot, r.score, compact, &mut files) {
-                Some(f) => frames.push(f),
-                None => left_out += 1,
-            }
-        }
+        let (frames, left_out) = self.select(&view, &ranked, query, compact, &mut files);
         let mut result = pack(frames, query);
         if left_out > 0 {
             let dropped = u64::from(result.dropped_estimate.unwrap_or(0)) + left_out;
@@ -474,3 +657,11 @@ impl WorkspaceProvider {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "select_tests.rs"]
+mod select_tests;
+
+#[cfg(test)]
+#[path = "region_tests.rs"]
+mod region_tests;

@@ -51,18 +51,16 @@ impl<'a> Graph<'a> {
         if cands.is_empty() {
             return None;
         }
-        let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+        // Borrowed, not copied: asked for every name of every frame built.
+        fn dir(p: &str) -> &str {
+            p.rsplit_once('/').map_or("", |(d, _)| d)
+        }
         let from_dir = dir(from_file);
-        let file_of = |s: u32| {
-            self.index
-                .chunk(s)
-                .map(|(f, _)| f.to_owned())
-                .unwrap_or_default()
-        };
+        let file_of = |s: u32| self.index.chunk(s).map_or("", |(f, _)| f);
         if let Some(&s) = cands.iter().find(|&&s| file_of(s) == from_file) {
             return Some(s);
         }
-        if let Some(&s) = cands.iter().find(|&&s| dir(&file_of(s)) == from_dir) {
+        if let Some(&s) = cands.iter().find(|&&s| dir(file_of(s)) == from_dir) {
             return Some(s);
         }
         (cands.len() <= 3).then(|| cands[0])
@@ -81,6 +79,18 @@ impl<'a> Graph<'a> {
     /// URIs) and `code.imports` (file or module URIs), each with a
     /// `display_name` a person reads.
     pub fn relations(&self, slot: u32) -> Vec<Relation> {
+        self.relations_with(slot, &mut |rel| self.file_uri(rel))
+    }
+
+    /// [`relations`](Self::relations) with the file URIs made by
+    /// `file_uri`, which must return what [`Graph::file_uri`] does: a
+    /// caller building many frames keeps them (one per file, not one per
+    /// relation of every frame).
+    pub fn relations_with(
+        &self,
+        slot: u32,
+        file_uri: &mut dyn FnMut(&str) -> String,
+    ) -> Vec<Relation> {
         let Some((file, c)) = self.index.chunk(slot) else {
             return Vec::new();
         };
@@ -103,7 +113,7 @@ impl<'a> Graph<'a> {
                 push(
                     &mut out,
                     "code.defines",
-                    symbol_uri(&self.file_uri(file), &c.local_id),
+                    symbol_uri(&file_uri(file), &c.local_id),
                     &s.qualified,
                 );
             }
@@ -122,9 +132,8 @@ impl<'a> Graph<'a> {
                     continue;
                 }
                 if let Some(target) = self.resolve_name(name, slot, file) {
-                    if let (Some(uri), Some((_, tc))) =
-                        (self.slot_symbol_uri(target), self.index.chunk(target))
-                    {
+                    if let Some((target_file, tc)) = self.index.chunk(target) {
+                        let uri = symbol_uri(&file_uri(target_file), &tc.local_id);
                         let display = tc
                             .symbol
                             .as_ref()
@@ -141,7 +150,7 @@ impl<'a> Graph<'a> {
             .map_or("other", |r| r.language.name());
         for imp in c.imports.iter().take(8) {
             let target = match self.resolve_import(&imp.candidates) {
-                Some(rel_path) => self.file_uri(&rel_path),
+                Some(rel_path) => file_uri(&rel_path),
                 None => module_uri(language, &imp.module),
             };
             push(&mut out, "code.imports", target, &imp.module);

@@ -318,6 +318,12 @@ pub fn search_with_signals(
     // Path shares per file (NaN: not computed yet); a file's chunks are
     // often many of the candidates.
     let mut path_shares: Vec<f32> = vec![f32::NAN; index.file_capacity()];
+    // In slot order, not the set's (per-process random) order: the layer
+    // sums each file's scores in candidate order, and a float sum in a
+    // different order differs in its last bits, which could reorder near
+    // ties from one run to the next.
+    let mut candidates: Vec<u32> = candidates.into_iter().collect();
+    candidates.sort_unstable();
     let mut scored: Vec<Candidate> = candidates
         .into_iter()
         .map(|slot| {

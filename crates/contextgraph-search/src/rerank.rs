@@ -391,7 +391,10 @@ pub fn rerank(
                 }
             }
         }
-        for &slot in definition_boost.keys() {
+        // In slot order (see `rank.rs`: the per-file sums below depend on it).
+        let mut defined: Vec<u32> = definition_boost.keys().copied().collect();
+        defined.sort_unstable();
+        for slot in defined {
             if !candidates.iter().any(|c| c.slot == slot) {
                 candidates.push(Candidate {
                     slot,

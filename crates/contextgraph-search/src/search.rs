@@ -11,7 +11,7 @@ use contextgraph_types::Relation;
 use crate::chunk::LineIndex;
 use crate::graph::Graph;
 use crate::index::{ChunkRecord, Index};
-use crate::rank::{contains_phrase, phrase_words, search_with_signals, Ranked};
+use crate::rank::{phrase_words, search_with_signals, Ranked};
 use crate::workspace::Workspace;
 
 /// What to search for besides the goal words.
@@ -42,6 +42,10 @@ impl Default for SearchOptions<'_> {
 #[derive(Debug, Default)]
 pub struct FileCache {
     files: HashMap<String, Option<Vec<u8>>>,
+    /// `file://` URIs made (`None`: the path has none), by relative path.
+    uris: HashMap<String, Option<String>>,
+    /// Line starts of the files read, by relative path.
+    lines: HashMap<String, LineIndex>,
 }
 
 impl FileCache {
@@ -52,6 +56,59 @@ impl FileCache {
             .or_insert_with(|| std::fs::read(root.join(rel_path)).ok())
             .as_deref()
     }
+
+    /// The bytes of lines `start..=end` (1-based) of `rel_path`, each
+    /// line's terminator included, or `None` when the file cannot be read
+    /// or has fewer lines: the SDK's `read_range` rule, with the file's
+    /// lines found once rather than counted from its start for every
+    /// region (an answer takes many regions of one file).
+    pub fn lines(&mut self, root: &Path, rel_path: &str, start: u32, end: u32) -> Option<&[u8]> {
+        self.get(root, rel_path)?;
+        let bytes = self.files.get(rel_path)?.as_deref()?;
+        let index = self
+            .lines
+            .entry(rel_path.to_owned())
+            .or_insert_with(|| LineIndex::of_bytes(bytes));
+        bytes.get(index.byte_range(start, end)?)
+    }
+
+    /// The `file://` URI of `rel_path` under `root`
+    /// ([`contextgraph_types::file_uri::path_to_file_uri`]), made once:
+    /// every frame of a file names it, and making one costs a path walk
+    /// and percent-encoding.
+    pub fn file_uri(&mut self, root: &Path, rel_path: &str) -> Option<&str> {
+        self.uris
+            .entry(rel_path.to_owned())
+            .or_insert_with(|| {
+                contextgraph_types::file_uri::path_to_file_uri(&root.join(rel_path)).ok()
+            })
+            .as_deref()
+    }
+}
+
+/// Whether the words of `region` (as [`phrase_words`] splits and lowercases
+/// them) hold `words` contiguously, in order: [`contains_phrase`] over
+/// [`phrase_words`]`(region)`, without a lowercased copy of every word of
+/// the region (an ASCII word is compared lowercased in place; any other is
+/// lowercased as `phrase_words` does, since `str::to_lowercase` depends on
+/// a letter's position in the word).
+fn holds_phrase(region: &str, words: &[String]) -> bool {
+    if words.is_empty() {
+        return false;
+    }
+    let hay: Vec<&str> = region
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let same = |h: &str, w: &String| {
+        if h.is_ascii() {
+            h.len() == w.len() && h.bytes().map(|b| b.to_ascii_lowercase()).eq(w.bytes())
+        } else {
+            h.to_lowercase() == *w
+        }
+    };
+    hay.windows(words.len())
+        .any(|win| win.iter().zip(words).all(|(h, w)| same(h, w)))
 }
 
 /// One version of a workspace's index, held for reading.
@@ -100,6 +157,18 @@ impl<'w> SearchView<'w> {
         self.graph().relations(slot)
     }
 
+    /// [`relations`](Self::relations), the file URIs they name made
+    /// through `files` (once per file per query, see
+    /// [`FileCache::file_uri`]).
+    pub fn relations_cached(&self, slot: u32, files: &mut FileCache) -> Vec<Relation> {
+        let root = self.root;
+        self.graph().relations_with(slot, &mut |rel| {
+            files
+                .file_uri(root, rel)
+                .map_or_else(|| crate::uri::file_uri(root, rel), str::to_owned)
+        })
+    }
+
     /// Rank the chunks for `goal`, best first. A goal phrase (quoted words)
     /// is checked against the files' current bytes, read through `files`.
     pub fn search(
@@ -111,20 +180,26 @@ impl<'w> SearchView<'w> {
         let graph = self.graph();
         let words = phrase_words(goal);
         let files = std::cell::RefCell::new(files);
+        // Whether each file is text, checked once per search, and its lines
+        // found once per query (the frames reuse them), not once per
+        // candidate: candidates are often chunks of one file.
+        let text: std::cell::RefCell<HashMap<&str, bool>> = std::cell::RefCell::default();
         let has_phrase = |slot: u32| -> bool {
             let Some((rel, c)) = self.index.chunk(slot) else {
                 return false;
             };
             let mut files = files.borrow_mut();
-            let Some(bytes) = files.get(self.root, rel) else {
-                return false;
-            };
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return false;
-            };
-            LineIndex::new(text)
-                .slice(text, c.start_line, c.end_line)
-                .is_some_and(|region| contains_phrase(&phrase_words(region), &words))
+            let is_text = *text.borrow_mut().entry(rel).or_insert_with(|| {
+                files
+                    .get(self.root, rel)
+                    .is_some_and(|bytes| std::str::from_utf8(bytes).is_ok())
+            });
+            // A region of a text file, cut at line starts, is text.
+            is_text
+                && files
+                    .lines(self.root, rel, c.start_line, c.end_line)
+                    .and_then(|region| std::str::from_utf8(region).ok())
+                    .is_some_and(|region| holds_phrase(region, &words))
         };
         let ranked = search_with_signals(
             &graph,
@@ -144,5 +219,46 @@ impl<'w> SearchView<'w> {
             }
         }
         ranked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_phrase;
+    use crate::rank::{contains_phrase, phrase_words};
+
+    #[test]
+    fn holds_phrase_is_contains_phrase_over_phrase_words() {
+        let regions = [
+            "fn parse(x) { Err(\"Connection Refused after ALL retries\") }",
+            "ΟΔΟΣ Σ καλΟΣ: ΌΣΟΣ όσος; İstanbul ıi",
+            "snake_case_Name x_y {} z",
+            "",
+            "one",
+        ];
+        let goals = [
+            "connection refused after all",
+            "refused after",
+            "οδος σ καλος",
+            "όσος όσος",
+            "καλος όσος",
+            "istanbul",
+            "i̇stanbul ıi",
+            "snake_case_name x_y z",
+            "one",
+            "",
+        ];
+        for region in regions {
+            for goal in goals {
+                let words = phrase_words(goal);
+                assert_eq!(
+                    holds_phrase(region, &words),
+                    contains_phrase(&phrase_words(region), &words),
+                    "{region:?} / {goal:?}"
+                );
+            }
+        }
+        assert!(holds_phrase(regions[0], &phrase_words("Refused after all")));
+        assert!(holds_phrase(regions[1], &phrase_words("ΟΔΟΣ Σ ΚΑΛΟΣ")));
     }
 }

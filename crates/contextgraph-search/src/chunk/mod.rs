@@ -155,6 +155,24 @@ impl LineIndex {
         }
     }
 
+    /// [`new`](Self::new) over bytes that need not be UTF-8 (the same
+    /// rule: a line ends after each `\n`; a final line without one is a line).
+    pub fn of_bytes(bytes: &[u8]) -> LineIndex {
+        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        if !bytes.is_empty() {
+            starts.push(0);
+        }
+        starts.extend(
+            memchr::memchr_iter(b'\n', bytes)
+                .map(|i| i + 1)
+                .filter(|&next| next < bytes.len()),
+        );
+        LineIndex {
+            starts,
+            len: bytes.len(),
+        }
+    }
+
     /// Number of lines.
     pub fn line_count(&self) -> u32 {
         u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
