@@ -378,10 +378,10 @@ pub fn search_with_signals(
             }
         })
         .collect();
-    // In slot order: the layer sums scores per file, and a float sum in
-    // hash-set order differed in its last bit from one process to the next
-    // (a loaded index then answered with other scores than the built one).
-    scored.sort_unstable_by_key(|c| c.slot);
+    // `scored` is in slot order (the candidates were sorted above): a float
+    // sum in hash-set order differed in its last bit from one process to the
+    // next (a loaded index then answered with other scores than the built one).
+    debug_assert!(scored.windows(2).all(|w| w[0].slot < w[1].slot));
     rerank(index, &shape, signals, &accepted_record, &mut scored);
     // The layer's boosts can lift scores above 1: back into [0, 1].
     let max_raw = scored.iter().map(|c| c.score).fold(0.0f32, f32::max);
