@@ -337,3 +337,38 @@ fn chunk_terms_are_the_terms_of_the_chunks_own_text() {
         assert_eq!(r.doc_len, len);
     }
 }
+
+/// Upserted chunks are held encoded (`packed.rs`), read back whole on
+/// demand, and written to a snapshot as the very bytes a decoded record
+/// encodes to.
+#[test]
+fn upserted_chunks_are_held_encoded_and_read_back_whole() {
+    let a = record("a.rs", &[&[("alpha", 2), ("beta", 1)], &[("beta", 3)]]);
+    let b = record("b.rs", &[&[("alpha", 1)]]);
+    let index = Index::from_records([a.clone(), b.clone()]);
+    assert!(
+        index
+            .files
+            .iter()
+            .flatten()
+            .all(|e| e.record.get().is_none()),
+        "no record is decoded until read"
+    );
+    let without_terms = |mut r: FileRecord| {
+        for c in &mut r.chunks {
+            c.terms = Default::default();
+        }
+        r
+    };
+    assert_eq!(index.file("a.rs"), Some(&without_terms(a)));
+    assert_eq!(
+        index.chunk(2).map(|(p, c)| (p, c.local_id.as_str())),
+        Some(("b.rs", "L0"))
+    );
+    // A loaded index whose files are all decoded re-encodes each record;
+    // the packed bytes must be exactly that encoding.
+    let bytes = index.encode_to_vec();
+    let loaded = open(bytes.clone()).expect("opens");
+    assert_eq!(loaded.records().count(), 2);
+    assert_eq!(loaded.encode_to_vec(), bytes);
+}

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::packed::PackedChunks;
 use super::postings::{Posting, DEAD};
 use super::{FileEntry, FileRecord, Index, SlotRef};
 
@@ -43,9 +44,13 @@ impl Index {
         let path: Arc<str> = Arc::from(record.rel_path.as_str());
         let head = record.clone_head();
         let chunk_count = record.chunks.len() as u32;
+        // Kept encoded, decoded when read: see `packed.rs`.
+        let packed = PackedChunks::pack(&record.chunks);
+        drop(record);
         self.files.push(Some(FileEntry {
             head,
-            record: OnceLock::from(record),
+            record: OnceLock::new(),
+            packed: Some(packed),
             saved: None,
             saved_crc: 0,
             intact: OnceLock::new(),
