@@ -372,3 +372,33 @@ fn upserted_chunks_are_held_encoded_and_read_back_whole() {
     assert_eq!(loaded.records().count(), 2);
     assert_eq!(loaded.encode_to_vec(), bytes);
 }
+
+/// Postings added since the load are held as varint pairs: they read back
+/// exactly (gaps of every width, large frequencies), and a dense run costs
+/// two bytes a pair, not the eight of a `(u32, u32)`.
+#[test]
+fn added_postings_read_back_exactly_and_compactly() {
+    let mut p = postings::Posting::with_df(0);
+    let pairs: Vec<(u32, u32)> = [
+        (0, 1),
+        (1, 300),
+        (200, 2),
+        (70_000, 1),
+        (u32::MAX - 1, u32::MAX),
+    ]
+    .into_iter()
+    .collect();
+    for &(s, tf) in &pairs {
+        p.push(s, tf);
+    }
+    let mut index = Index::default();
+    index.tail_postings.push(p);
+    index.dict.intern("t");
+    assert_eq!(index.postings_of(0).collect::<Vec<_>>(), pairs);
+
+    let mut dense = postings::Posting::with_df(0);
+    for s in 0..1000 {
+        dense.push(s, 1);
+    }
+    assert_eq!(dense.added_bytes(), 2000);
+}

@@ -33,7 +33,7 @@ impl Index {
                 }
                 if let Some(p) = self.posting_mut(id) {
                     p.df += 1;
-                    p.extra.push((slot, tf));
+                    p.push(slot, tf);
                 }
                 self.slot_terms.ids.push(id);
             }
