@@ -76,11 +76,19 @@ impl Iterator for Added<'_> {
 
 /// Per slot added since the load, the ids of its terms (removal lowers
 /// their document frequencies, [`Index::chunk_terms`] reads them back).
+///
+/// Each slot's ids are sorted and held as varint gaps, as the snapshot's
+/// forward table holds them: in a cold build this is every (chunk, term)
+/// pair of the workspace, and as `u32`s in a doubling vector it was the
+/// largest structure of the build's peak heap after the postings (34 MB
+/// on a 6k-file tree); gaps take about half.
 #[derive(Debug, Clone)]
 pub(super) struct SlotTerms {
-    /// Per slot: start of its term ids in `ids` (one extra at the end).
-    pub(super) start: Vec<usize>,
-    pub(super) ids: Vec<u32>,
+    /// Per slot: start of its ids in `ids` (one extra at the end).
+    start: Vec<usize>,
+    ids: Vec<u8>,
+    /// Reused while a slot's ids are sorted.
+    scratch: Vec<u32>,
 }
 
 impl Default for SlotTerms {
@@ -88,7 +96,37 @@ impl Default for SlotTerms {
         SlotTerms {
             start: vec![0],
             ids: Vec::new(),
+            scratch: Vec::new(),
         }
+    }
+}
+
+impl SlotTerms {
+    /// Add the next slot with the term ids `ids` (any order, each once).
+    pub(super) fn push(&mut self, ids: impl IntoIterator<Item = u32>) {
+        self.scratch.clear();
+        self.scratch.extend(ids);
+        self.scratch.sort_unstable();
+        let mut prev = 0;
+        for &id in &self.scratch {
+            push_varint(&mut self.ids, u64::from(id - prev));
+            prev = id;
+        }
+        self.start.push(self.ids.len());
+    }
+
+    /// The ids of the `i`th slot, ascending.
+    fn get(&self, i: usize) -> Vec<u32> {
+        let (Some(&a), Some(&b)) = (self.start.get(i), self.start.get(i + 1)) else {
+            return Vec::new();
+        };
+        let mut r = Reader::new(self.ids.get(a..b).unwrap_or(&[]));
+        let mut id = 0u32;
+        std::iter::from_fn(|| {
+            id = id.wrapping_add(u32::try_from(r.varint()?).ok()?);
+            Some(id)
+        })
+        .collect()
     }
 }
 
@@ -135,12 +173,7 @@ impl Index {
                 .map(|f| f.forward(slot).collect())
                 .unwrap_or_default();
         }
-        let i = (slot - self.frozen_slots) as usize;
-        let st = &self.slot_terms;
-        match (st.start.get(i), st.start.get(i + 1)) {
-            (Some(&a), Some(&b)) => st.ids.get(a..b).unwrap_or(&[]).to_vec(),
-            _ => Vec::new(),
-        }
+        self.slot_terms.get((slot - self.frozen_slots) as usize)
     }
 
     fn tf_of(&self, id: u32, slot: u32) -> Option<u32> {

@@ -15,6 +15,7 @@ impl Index {
         self.remove(&record.rel_path);
         let file_no = self.files.len() as u32;
         let first_slot = self.slots.len() as u32;
+        let mut ids = Vec::new();
         for (ordinal, c) in record.chunks.iter_mut().enumerate() {
             let slot = first_slot + ordinal as u32;
             self.slots.push(SlotRef {
@@ -35,9 +36,9 @@ impl Index {
                     p.df += 1;
                     p.push(slot, tf);
                 }
-                self.slot_terms.ids.push(id);
+                ids.push(id);
             }
-            self.slot_terms.start.push(self.slot_terms.ids.len());
+            self.slot_terms.push(ids.drain(..));
             self.link_defs(slot, c);
             self.edges.link(slot, c);
         }
