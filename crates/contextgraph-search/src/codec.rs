@@ -16,14 +16,19 @@ pub(crate) struct Writer {
     pub(crate) buf: Vec<u8>,
 }
 
+/// Append `v` to `buf` as a LEB128 varint.
+pub(crate) fn push_varint(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
 impl Writer {
     /// LEB128 varint (postings deltas and term frequencies).
-    pub(crate) fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.buf.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.buf.push(v as u8);
+    pub(crate) fn varint(&mut self, v: u64) {
+        push_varint(&mut self.buf, v);
     }
     pub(crate) fn raw(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(b);

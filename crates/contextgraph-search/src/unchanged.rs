@@ -40,7 +40,9 @@ impl Proven {
     /// agree that the file was read under a settled stamp.
     fn proof(tree: &Tree, index: &Index, rel: &str) -> Option<Stamp> {
         let known = tree.files.get(rel)?;
-        let indexed = index.file(rel)?;
+        // The head only: the chunks are not needed here, and decoding
+        // every file's (a rebuild asks for all) would undo the lazy load.
+        let indexed = index.file_head(rel)?;
         let admitted = known.skipped.is_none() && indexed.skipped.is_none();
         // The index's own record of the read must agree with the stamp.
         let stamp = known.stamp?;

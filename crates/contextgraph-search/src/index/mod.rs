@@ -29,6 +29,7 @@ use std::sync::{Arc, OnceLock};
 
 mod edges;
 mod frozen;
+mod packed;
 mod postings;
 mod records;
 mod snapshot;
@@ -47,6 +48,7 @@ use crate::tokenize::TermCounts;
 use edges::Edges;
 use frozen::Frozen;
 pub(crate) use frozen::{Backing, DIRECTORY_BYTES};
+use packed::PackedChunks;
 use postings::{Posting, SlotTerms, DEAD};
 
 /// A live chunk slot: which file and which of its chunks.
@@ -64,8 +66,12 @@ pub struct Slot {
 struct FileEntry {
     /// The record's file-level fields, `chunks` empty: always in memory.
     head: FileRecord,
-    /// The whole record: set on upsert, decoded from the snapshot on first use.
+    /// The whole record, decoded on first use from the snapshot or from
+    /// `packed`.
     record: OnceLock<FileRecord>,
+    /// The chunks of a file upserted since the load, encoded (see
+    /// [`packed`]).
+    packed: Option<PackedChunks>,
     /// Where the chunks lie in the snapshot's records section (loaded files).
     saved: Option<std::ops::Range<usize>>,
     /// The CRC-32 of the saved chunks, and whether they matched it (checked
@@ -219,6 +225,14 @@ impl Index {
     fn record_of<'a>(&'a self, e: &'a FileEntry) -> &'a FileRecord {
         e.record.get_or_init(|| {
             let mut record = e.head.clone();
+            if let Some(packed) = &e.packed {
+                // Encoded by us: a failure is a bug of ours, and reads as
+                // a file without chunks (as a saved one below).
+                if let Some(chunks) = packed.unpack(e.chunk_count as usize) {
+                    record.chunks = chunks;
+                }
+                return record;
+            }
             let saved = self.saved_bytes(e);
             if let Some(bytes) = saved {
                 let mut r = crate::codec::Reader::new(bytes);

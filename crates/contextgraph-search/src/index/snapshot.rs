@@ -146,8 +146,22 @@ impl Index {
             }
             let local = records.buf.len();
             let start = records_base + local;
-            let crc = match (e.record.get(), e.saved.clone(), self.frozen.as_ref()) {
-                (Some(record), _, _) => {
+            let crc = match (
+                &e.packed,
+                e.record.get(),
+                e.saved.clone(),
+                self.frozen.as_ref(),
+            ) {
+                // Upserted since the load: its records as encoded then.
+                (Some(packed), _, _, _) => {
+                    for at in packed.starts() {
+                        chunk_at.u64((start + at) as u64);
+                    }
+                    records.raw(packed.bytes());
+                    crc32(packed.bytes())
+                }
+                // Loaded, and decoded since.
+                (None, Some(record), _, _) => {
                     records.len(record.chunks.len());
                     for c in &record.chunks {
                         chunk_at.u64((records_base + records.buf.len()) as u64);
@@ -155,7 +169,7 @@ impl Index {
                     }
                     crc32(records.buf.get(local..).unwrap_or(&[]))
                 }
-                (None, Some(range), Some(frozen)) => {
+                (None, None, Some(range), Some(frozen)) => {
                     // Copied as saved: its chunks move by the same amount.
                     let old_start = range.start;
                     records.raw(frozen.section(RECORDS).get(range).unwrap_or(&[]));
@@ -168,7 +182,7 @@ impl Index {
                     e.saved_crc
                 }
                 // Not reachable: a file is either upserted or loaded.
-                (None, _, _) => {
+                (None, None, _, _) => {
                     crate::codec::write_chunks(&mut records, &[], false);
                     crc32(records.buf.get(local..).unwrap_or(&[]))
                 }
@@ -355,6 +369,7 @@ impl Index {
             index.files.push(Some(FileEntry {
                 head,
                 record: OnceLock::new(),
+                packed: None,
                 saved: Some(off..off + len),
                 saved_crc,
                 intact: OnceLock::new(),

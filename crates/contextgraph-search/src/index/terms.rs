@@ -2,6 +2,7 @@
 //! read in place from the snapshot plus a small tail for terms seen after
 //! the load.
 
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use super::frozen::Frozen;
@@ -9,14 +10,36 @@ use super::frozen::Frozen;
 /// Terms interned to dense ids.
 ///
 /// Ids `0..frozen_len` are the frozen, sorted terms (looked up by binary
-/// search in the snapshot's terms table); later ids come from the tail map.
+/// search in the snapshot's terms table); later ids are the tail's.
+///
+/// The tail holds each term's bytes once, back to back in one string, and
+/// a hash table of ids that compares through them: a cold build interns
+/// every term of the workspace, and a map from a boxed string beside a
+/// vector of boxed strings held each term twice in two allocations (about
+/// 100 bytes a term, 40 MB on a 6k-file tree, instead of about 20).
 #[derive(Debug, Default, Clone)]
 pub struct TermDict {
     frozen: Option<Arc<Frozen>>,
+    /// The tail's terms, back to back, in id order.
+    tail_bytes: String,
+    /// Per tail term, where it ends in `tail_bytes` (it starts where the
+    /// one before ends).
+    tail_ends: Vec<usize>,
+    /// Tail ids (id − frozen length), hashed by their term.
+    tail_ids: hashbrown::HashTable<u32>,
     /// foldhash: seeded per process (not predictable from file contents),
     /// much faster than SipHash on the short term strings of a cold build.
-    tail: foldhash::HashMap<Box<str>, u32>,
-    tail_terms: Vec<Box<str>>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// The `i`th term of a tail.
+fn tail_term<'a>(bytes: &'a str, ends: &[usize], i: usize) -> Option<&'a str> {
+    let end = *ends.get(i)?;
+    let start = match i.checked_sub(1) {
+        Some(before) => *ends.get(before)?,
+        None => 0,
+    };
+    bytes.get(start..end)
 }
 
 impl TermDict {
@@ -46,8 +69,17 @@ impl TermDict {
             .and_then(|f| f.find(&f.terms, term.as_bytes()));
         match saved {
             Some(i) => Some(i as u32),
-            None => self.tail.get(term).copied(),
+            None => self.tail_get(term).map(|i| i + self.frozen_len() as u32),
         }
+    }
+
+    /// The tail index of `term`, if it is in the tail.
+    fn tail_get(&self, term: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(term);
+        let (bytes, ends) = (&self.tail_bytes, &self.tail_ends);
+        self.tail_ids
+            .find(hash, |&i| tail_term(bytes, ends, i as usize) == Some(term))
+            .copied()
     }
 
     /// The term of an id.
@@ -56,13 +88,13 @@ impl TermDict {
         if i < self.frozen_len() {
             self.frozen(i)
         } else {
-            self.tail_terms.get(i - self.frozen_len()).map(|t| &**t)
+            tail_term(&self.tail_bytes, &self.tail_ends, i - self.frozen_len())
         }
     }
 
     /// Number of distinct terms.
     pub fn len(&self) -> usize {
-        self.frozen_len() + self.tail_terms.len()
+        self.frozen_len() + self.tail_ends.len()
     }
 
     /// Whether no term is known.
@@ -75,8 +107,41 @@ impl TermDict {
             return (id, false);
         }
         let id = self.len() as u32;
-        self.tail.insert(Box::from(term), id);
-        self.tail_terms.push(Box::from(term));
+        let tail = self.tail_ends.len() as u32;
+        self.tail_bytes.push_str(term);
+        self.tail_ends.push(self.tail_bytes.len());
+        let (bytes, ends, hasher) = (&self.tail_bytes, &self.tail_ends, &self.hasher);
+        self.tail_ids
+            .insert_unique(hasher.hash_one(term), tail, |&i| {
+                hasher.hash_one(tail_term(bytes, ends, i as usize).unwrap_or(""))
+            });
         (id, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interned terms get dense ids in first-seen order, read back by id
+    /// and by term, across the table's growth, each held once.
+    #[test]
+    fn tail_terms_are_dense_held_once_and_read_back_both_ways() {
+        let mut dict = TermDict::default();
+        let terms: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+        for (i, t) in terms.iter().enumerate() {
+            assert_eq!(dict.intern(t), (i as u32, true));
+        }
+        assert_eq!(dict.intern("t42"), (42, false));
+        assert_eq!(dict.intern(""), (5000, true));
+        assert_eq!(dict.len(), 5001);
+        for (i, t) in terms.iter().enumerate() {
+            assert_eq!(dict.get(t), Some(i as u32));
+            assert_eq!(dict.term(i as u32), Some(t.as_str()));
+        }
+        assert_eq!(dict.term(5000), Some(""));
+        assert_eq!((dict.get("nope"), dict.term(5001)), (None, None));
+        let bytes: usize = terms.iter().map(String::len).sum();
+        assert_eq!(dict.tail_bytes.len(), bytes);
     }
 }

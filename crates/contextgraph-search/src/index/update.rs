@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::packed::PackedChunks;
 use super::postings::{Posting, DEAD};
 use super::{FileEntry, FileRecord, Index, SlotRef};
 
@@ -14,6 +15,7 @@ impl Index {
         self.remove(&record.rel_path);
         let file_no = self.files.len() as u32;
         let first_slot = self.slots.len() as u32;
+        let mut ids = Vec::new();
         for (ordinal, c) in record.chunks.iter_mut().enumerate() {
             let slot = first_slot + ordinal as u32;
             self.slots.push(SlotRef {
@@ -32,20 +34,24 @@ impl Index {
                 }
                 if let Some(p) = self.posting_mut(id) {
                     p.df += 1;
-                    p.extra.push((slot, tf));
+                    p.push(slot, tf);
                 }
-                self.slot_terms.ids.push(id);
+                ids.push(id);
             }
-            self.slot_terms.start.push(self.slot_terms.ids.len());
+            self.slot_terms.push(ids.drain(..));
             self.link_defs(slot, c);
             self.edges.link(slot, c);
         }
         let path: Arc<str> = Arc::from(record.rel_path.as_str());
         let head = record.clone_head();
         let chunk_count = record.chunks.len() as u32;
+        // Kept encoded, decoded when read: see `packed.rs`.
+        let packed = PackedChunks::pack(&record.chunks);
+        drop(record);
         self.files.push(Some(FileEntry {
             head,
-            record: OnceLock::from(record),
+            record: OnceLock::new(),
+            packed: Some(packed),
             saved: None,
             saved_crc: 0,
             intact: OnceLock::new(),

@@ -36,25 +36,48 @@ pub(super) const EDGE_KINDS: [&str; 15] = [
     "mod_item",
 ];
 
-thread_local! {
-    /// [`edge_kind_ids`] per language, built once per thread.
-    static EDGE_KIND_IDS: RefCell<HashMap<Language, Rc<[bool]>>> = RefCell::new(HashMap::new());
+/// Node kinds whose subtrees hold none of [`EDGE_KINDS`], so the edge walk
+/// does not enter them. Rust's token trees (macro arguments and bodies,
+/// attribute arguments) are flat tokens by the grammar's definition:
+/// identifiers, literals, punctuation and nested token trees, never an
+/// expression or a type. In generated bindings (a `link!` per function)
+/// and macro-heavy code they are most of the tree's nodes.
+pub(super) const OPAQUE_KINDS: [&str; 2] = ["token_tree", "token_tree_pattern"];
+
+/// What the edge walk does at a node of some kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KindRole {
+    /// [`Cx::edges_of`] acts on it (one of [`EDGE_KINDS`]).
+    Edge,
+    /// Its subtree is skipped (one of [`OPAQUE_KINDS`]).
+    Opaque,
+    /// Walked through.
+    Other,
 }
 
-/// Per kind id of `grammar` (the grammar of `lang`), whether its kind name
-/// is one of [`EDGE_KINDS`]. Exact: a node's kind name is its grammar's
-/// name for its kind id, aliases included.
-pub(super) fn edge_kind_ids(lang: Language, grammar: &tree_sitter::Language) -> Rc<[bool]> {
+thread_local! {
+    /// [`edge_kind_ids`] per language, built once per thread.
+    static EDGE_KIND_IDS: RefCell<HashMap<Language, Rc<[KindRole]>>> = RefCell::new(HashMap::new());
+}
+
+/// Per kind id of `grammar` (the grammar of `lang`), its [`KindRole`] by
+/// its kind name. Exact: a node's kind name is its grammar's name for its
+/// kind id, aliases included.
+pub(super) fn edge_kind_ids(lang: Language, grammar: &tree_sitter::Language) -> Rc<[KindRole]> {
     EDGE_KIND_IDS.with(|cell| {
         cell.borrow_mut()
             .entry(lang)
             .or_insert_with(|| {
                 (0..grammar.node_kind_count())
                     .map(|id| {
-                        u16::try_from(id)
+                        match u16::try_from(id)
                             .ok()
                             .and_then(|id| grammar.node_kind_for_id(id))
-                            .is_some_and(|k| EDGE_KINDS.contains(&k))
+                        {
+                            Some(k) if EDGE_KINDS.contains(&k) => KindRole::Edge,
+                            Some(k) if OPAQUE_KINDS.contains(&k) => KindRole::Opaque,
+                            _ => KindRole::Other,
+                        }
                     })
                     .collect()
             })
@@ -80,18 +103,19 @@ impl<'s> Cx<'s> {
         let mut cursor = root.walk();
         let edge_kinds = edge_kind_ids(self.lang, &root.language());
         while let Some((n, depth)) = stack.pop() {
-            // A kind id beyond the table (none in practice) is looked at.
-            if edge_kinds
+            // A kind id beyond the table (none in practice) is looked at
+            // and walked through.
+            let role = edge_kinds
                 .get(usize::from(n.kind_id()))
                 .copied()
-                .unwrap_or(true)
-            {
+                .unwrap_or(KindRole::Edge);
+            if role == KindRole::Edge {
                 let line = n.start_position().row + 1;
                 if let Some(t) = owner.get(line).copied().flatten() {
                     self.edges_of(n, &mut chunks[t]);
                 }
             }
-            if depth < MAX_DEPTH {
+            if depth < MAX_DEPTH && role != KindRole::Opaque {
                 for child in n.named_children(&mut cursor) {
                     stack.push((child, depth + 1));
                 }
@@ -237,7 +261,7 @@ mod tests {
         (
             Language::Rust,
             "src/net.rs",
-            "use std::io;\nmod wire;\nfn retry(c: Client) -> Reply {\n    let r = send(c);\n    println!(\"{r}\");\n    r\n}\n",
+            "use std::io;\nmod wire;\n#[derive(Debug)]\nstruct Client;\nmacro_rules! again { ($c:expr) => { retry($c) }; }\nfn retry(c: Client) -> Reply {\n    let r = send(c);\n    assert_eq!(parse(r), Reply::new(Vec::<u8>::new()));\n    println!(\"{r}\");\n    r\n}\n",
         ),
         (
             Language::Python,
@@ -310,13 +334,25 @@ mod tests {
                 too_deep: false,
             };
             let mut listed = 0;
-            let mut stack = vec![root];
-            while let Some(n) = stack.pop() {
-                let in_table = table[usize::from(n.kind_id())];
+            let mut stack = vec![(root, false)];
+            while let Some((n, in_opaque)) = stack.pop() {
+                let role = table[usize::from(n.kind_id())];
+                let in_table = role == KindRole::Edge;
                 assert_eq!(
                     in_table,
                     EDGE_KINDS.contains(&n.kind()),
                     "{lang:?} {}",
+                    n.kind()
+                );
+                assert_eq!(
+                    role == KindRole::Opaque,
+                    OPAQUE_KINDS.contains(&n.kind()),
+                    "{lang:?} {}",
+                    n.kind()
+                );
+                assert!(
+                    !(in_opaque && in_table),
+                    "{lang:?}: {} inside an opaque kind",
                     n.kind()
                 );
                 if in_table {
@@ -327,7 +363,8 @@ mod tests {
                     assert_eq!(chunk, blank, "{lang:?}: {} added an edge", n.kind());
                 }
                 let mut c = n.walk();
-                stack.extend(n.children(&mut c));
+                let opaque = in_opaque || role == KindRole::Opaque;
+                stack.extend(n.children(&mut c).map(|child| (child, opaque)));
             }
             assert!(listed > 0, "{lang:?}: the sample has listed kinds");
         }
