@@ -1,5 +1,6 @@
 //! [`WorkspaceProvider`]: the index, kept fresh, answering the protocol.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -198,7 +199,10 @@ impl WorkspaceProvider {
 
     /// Build the frame of one candidate from the file bytes as they are now;
     /// `None` when the file no longer holds the indexed bytes (the index is
-    /// behind; the next refresh catches up) .
+    /// behind; the next refresh catches up). Without its relations: they
+    /// cost no budget (B3 counts content only) and resolving them was most
+    /// of a query's time for the candidates packing then drops, so
+    /// [`query`](Provider::query) adds them to the frames it keeps.
     fn materialize(
         &self,
         view: &SearchView<'_>,
@@ -233,7 +237,6 @@ impl WorkspaceProvider {
             .recorded_at(c.recorded_at)
             .valid_from(c.valid_from)
             .provenance(excerpt.provenance.clone())
-            .relations(view.relations(slot))
             .content_fidelity(if use_outline {
                 ContentFidelity::Summarized
             } else {
@@ -376,6 +379,8 @@ impl Provider for WorkspaceProvider {
             .saturating_mul(4)
             .clamp(32, MAX_MATERIALIZED);
         let mut frames = Vec::new();
+        // The slot behind each frame, by frame id, for its relations.
+        let mut slots: HashMap<String, u32> = HashMap::new();
         let mut left_out: u64 = 0;
         for r in &ranked {
             if frames.len() >= want {
@@ -394,11 +399,19 @@ impl Provider for WorkspaceProvider {
                 continue;
             }
             match self.materialize(&view, r.slot, r.score, compact, &mut files) {
-                Some(f) => frames.push(f),
+                Some(f) => {
+                    slots.insert(f.id.clone(), r.slot);
+                    frames.push(f);
+                }
                 None => left_out += 1,
             }
         }
         let mut result = pack(frames, query);
+        for frame in &mut result.frames {
+            if let Some(&slot) = slots.get(&frame.id) {
+                frame.relations = view.relations(slot);
+            }
+        }
         if left_out > 0 {
             let dropped = u64::from(result.dropped_estimate.unwrap_or(0)) + left_out;
             result.truncated = true;
