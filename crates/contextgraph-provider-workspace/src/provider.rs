@@ -197,6 +197,58 @@ impl WorkspaceProvider {
         .ok_or("the chunk no longer exists")
     }
 
+    /// Materialise the first `want` candidates of `ranked` whose cost fits
+    /// `budget` (each one that cannot be counts in `left_out`) and pack
+    /// them: the query's result, with the slot of each frame kept, when a
+    /// plan made from the index alone met a file that changed.
+    #[allow(clippy::too_many_arguments)] // one call site, the query's own state
+    fn materialize_and_pack(
+        &self,
+        view: &SearchView<'_>,
+        ranked: &[contextgraph_search::Ranked],
+        want: usize,
+        budget: u64,
+        compact: bool,
+        files: &mut FileCache,
+        query: &ContextQuery,
+        left_out: &mut u64,
+    ) -> (ContextQueryResult, Vec<u32>) {
+        let index = view.index();
+        let mut frames = Vec::new();
+        let mut slot_of: HashMap<String, u32> = HashMap::new();
+        for r in ranked {
+            if frames.len() >= want {
+                *left_out += 1;
+                continue;
+            }
+            let cost = index.chunk(r.slot).map_or(u64::MAX, |(_, c)| {
+                let len = match (&c.outline, compact) {
+                    (Some(o), true) => o.len(),
+                    _ => c.byte_len as usize,
+                };
+                u64::from(token_cost_of_len(len))
+            });
+            if cost > budget {
+                *left_out += 1;
+                continue;
+            }
+            match self.materialize(view, r.slot, r.score, compact, files) {
+                Some(f) => {
+                    slot_of.insert(f.id.clone(), r.slot);
+                    frames.push(f);
+                }
+                None => *left_out += 1,
+            }
+        }
+        let result = pack(frames, query);
+        let slots = result
+            .frames
+            .iter()
+            .map(|f| slot_of.get(&f.id).copied().unwrap_or(u32::MAX))
+            .collect();
+        (result, slots)
+    }
+
     /// Build the frame of one candidate from the file bytes as they are now;
     /// `None` when the file no longer holds the indexed bytes (the index is
     /// behind; the next refresh catches up). Without its relations: they
@@ -378,39 +430,85 @@ impl Provider for WorkspaceProvider {
         let want = (query.max_frames as usize)
             .saturating_mul(4)
             .clamp(32, MAX_MATERIALIZED);
-        let mut frames = Vec::new();
-        // The slot behind each frame, by frame id, for its relations.
-        let mut slots: HashMap<String, u32> = HashMap::new();
+        // The candidates packing would see if every one were materialised:
+        // the first `want` in search order whose cost fits the budget. They
+        // are packed as skeletons (id, kind, score, times, the cost of their
+        // content), and only the frames packing keeps are read from their
+        // files and built: reading and digesting every candidate's file,
+        // hundreds for the few dozen a budget holds, was a tenth of a warm
+        // answer. Costs are the content's own (B3), so the skeletons pack
+        // exactly as the frames would.
+        let mut planned: Vec<(u32, f32, ContextFrame)> = Vec::new();
         let mut left_out: u64 = 0;
         for r in &ranked {
-            if frames.len() >= want {
+            if planned.len() >= want {
                 left_out += 1;
                 continue;
             }
-            let cost = index.chunk(r.slot).map_or(u64::MAX, |(_, c)| {
-                let len = match (&c.outline, compact) {
-                    (Some(o), true) => o.len(),
-                    _ => c.byte_len as usize,
-                };
-                u64::from(token_cost_of_len(len))
-            });
-            if cost > budget {
+            let Some((rel, c)) = index.chunk(r.slot) else {
+                left_out += 1;
+                continue;
+            };
+            let len = match (&c.outline, compact) {
+                (Some(o), true) => o.len(),
+                _ => c.byte_len as usize,
+            };
+            let cost = token_cost_of_len(len);
+            if u64::from(cost) > budget {
                 left_out += 1;
                 continue;
             }
-            match self.materialize(&view, r.slot, r.score, compact, &mut files) {
-                Some(f) => {
-                    slots.insert(f.id.clone(), r.slot);
-                    frames.push(f);
-                }
-                None => left_out += 1,
+            let mut skeleton =
+                FrameBuilder::new(format!("{rel}#{}", c.local_id), c.kind.frame_kind(), "", "")
+                    .score(r.score)
+                    .recorded_at(c.recorded_at)
+                    .valid_from(c.valid_from)
+                    .build();
+            skeleton.token_cost = cost;
+            planned.push((r.slot, r.score, skeleton));
+        }
+        let slot_of: HashMap<&str, (u32, f32)> = planned
+            .iter()
+            .map(|(slot, score, f)| (f.id.as_str(), (*slot, *score)))
+            .collect();
+        let plan = pack(planned.iter().map(|(_, _, f)| f.clone()).collect(), query);
+        let mut kept = Vec::with_capacity(plan.frames.len());
+        for skeleton in &plan.frames {
+            let frame = slot_of
+                .get(skeleton.id.as_str())
+                .and_then(|&(slot, score)| {
+                    self.materialize(&view, slot, score, compact, &mut files)
+                        .filter(|f| f.id == skeleton.id && f.token_cost == skeleton.token_cost)
+                        .map(|f| (slot, f))
+                });
+            match frame {
+                Some(pair) => kept.push(pair),
+                None => break,
             }
         }
-        let mut result = pack(frames, query);
-        for frame in &mut result.frames {
-            if let Some(&slot) = slots.get(&frame.id) {
-                frame.relations = view.relations(slot);
-            }
+        let (mut result, slots) = if kept.len() == plan.frames.len() {
+            let (slots, frames): (Vec<u32>, Vec<ContextFrame>) = kept.into_iter().unzip();
+            let mut result = plan;
+            result.frames = frames;
+            (result, slots)
+        } else {
+            // A kept frame's file no longer holds its indexed bytes (changed
+            // since the refresh): every candidate is materialised and packed,
+            // as the plan assumed none would fail.
+            left_out = 0;
+            self.materialize_and_pack(
+                &view,
+                &ranked,
+                want,
+                budget,
+                compact,
+                &mut files,
+                query,
+                &mut left_out,
+            )
+        };
+        for (frame, slot) in result.frames.iter_mut().zip(slots) {
+            frame.relations = view.relations(slot);
         }
         if left_out > 0 {
             let dropped = u64::from(result.dropped_estimate.unwrap_or(0)) + left_out;
