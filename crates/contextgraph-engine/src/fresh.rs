@@ -49,6 +49,13 @@ impl FreshWorkspaces {
         self.providers.push((name.to_owned(), provider));
     }
 
+    /// Stop the watchers and leave the indexes in memory for the process's
+    /// exit to reclaim (see [`Engine::shutdown_for_exit`](crate::Engine::shutdown_for_exit)).
+    pub(crate) fn leave_to_exit(self) {
+        drop(self.watches);
+        std::mem::forget(self.providers);
+    }
+
     /// Bring every index up to date within [`FRESHNESS_DEADLINE`]; the
     /// warnings name what could not be re-indexed in time.
     pub(crate) async fn bring_up_to_date(&self) -> Vec<String> {

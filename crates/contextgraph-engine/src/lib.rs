@@ -574,4 +574,18 @@ impl Engine {
     pub async fn shutdown(self) {
         self.host.shutdown().await;
     }
+
+    /// [`shutdown`](Self::shutdown) for a process about to exit (a one-shot
+    /// `cgp context`): the providers are shut down all the same, watchers
+    /// stopped, but the in-process workspace indexes are not taken apart
+    /// piece by piece. Freeing a large index (hundreds of thousands of
+    /// records and tables) was about a tenth of a warm run's CPU time, spent
+    /// only to hand memory back that the exit returns whole. Nothing is
+    /// written on the way out either way: an index is persisted by the
+    /// refresh that changed it, never at drop.
+    pub async fn shutdown_for_exit(self) {
+        self.host.shutdown().await;
+        let Engine { fresh, .. } = self;
+        fresh.leave_to_exit();
+    }
 }

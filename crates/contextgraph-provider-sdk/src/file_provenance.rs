@@ -67,25 +67,35 @@ pub enum ProvenanceError {
 /// This is the inverse of [`file_excerpt`]: hashing its result with
 /// [`sha256_digest`] must reproduce the provenance `digest`.
 pub fn read_range(file: &[u8], range: LineRange) -> Option<&[u8]> {
-    let mut offset = 0usize;
-    let mut start = None;
-    for (index, line) in file.split_inclusive(|&b| b == b'\n').enumerate() {
-        let number = index as u64 + 1;
-        if number == u64::from(range.start) {
-            start = Some(offset);
-        }
-        offset += line.len();
-        if number == u64::from(range.end) {
-            return start.map(|s| &file[s..offset]);
-        }
+    // Newline to newline with `memchr` (a provider materialises hundreds of
+    // excerpts per query, some deep in large files: a byte-by-byte split
+    // was a tenth of a warm query's time).
+    let (first, last) = (u64::from(range.start), u64::from(range.end));
+    if first == 0 || last < first {
+        return None;
     }
-    None
+    // Offset just past the `n`th `\n` at or after `from`.
+    let skip = |mut from: usize, n: u64| -> Option<usize> {
+        for _ in 0..n {
+            from += memchr::memchr(b'\n', file.get(from..)?)? + 1;
+        }
+        Some(from)
+    };
+    let start = skip(0, first - 1)?;
+    // Line `last` must exist: it starts before the end of the file.
+    let last_start = skip(start, last - first)?;
+    if last_start >= file.len() {
+        return None;
+    }
+    let end = memchr::memchr(b'\n', &file[last_start..]).map_or(file.len(), |i| last_start + i + 1);
+    Some(&file[start..end])
 }
 
 /// How many lines `file` has under the [module's rule](self): the number of
 /// `\n`, plus one if the last line is unterminated.
 pub fn count_lines(file: &[u8]) -> usize {
-    file.split_inclusive(|&b| b == b'\n').count()
+    let newlines = memchr::memchr_iter(b'\n', file).count();
+    newlines + usize::from(file.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// A region of a file, its exact bytes, and the `file` provenance entry

@@ -51,16 +51,24 @@ impl<'a> Graph<'a> {
         if cands.is_empty() {
             return None;
         }
-        // Borrowed, not copied: asked for every name of every frame built.
         fn dir(p: &str) -> &str {
             p.rsplit_once('/').map_or("", |(d, _)| d)
         }
         let from_dir = dir(from_file);
-        let file_of = |s: u32| self.index.chunk(s).map_or("", |(f, _)| f);
-        if let Some(&s) = cands.iter().find(|&&s| file_of(s) == from_file) {
+        // Paths first (no chunk decoded); a candidate whose saved chunk
+        // cannot be read is passed over, as if it had no file.
+        let servable = |s: u32| self.index.chunk(s).is_some();
+        let path_of = |s: u32| self.index.slot_path(s).unwrap_or_default();
+        if let Some(&s) = cands
+            .iter()
+            .find(|&&s| path_of(s) == from_file && servable(s))
+        {
             return Some(s);
         }
-        if let Some(&s) = cands.iter().find(|&&s| dir(file_of(s)) == from_dir) {
+        if let Some(&s) = cands
+            .iter()
+            .find(|&&s| dir(path_of(s)) == from_dir && servable(s))
+        {
             return Some(s);
         }
         (cands.len() <= 3).then(|| cands[0])

@@ -42,21 +42,84 @@ fn abs_of(root: &Path, rel: &str) -> PathBuf {
     }
 }
 
+/// Paths per shard of a stat pass. The paths are cut into shards that the
+/// threads take one at a time, so a thread that the scheduler holds back
+/// (a busy machine, another process on its core) leaves its share to the
+/// others instead of making the whole pass wait for its half; a shard
+/// costs one open per directory level above its first path.
+const SHARD: usize = 1024;
+
+/// `work` over `0..len` cut into shards of `shard` items, on up to
+/// `threads` threads (the caller's among them) taking the next shard as
+/// they finish one; the results in shard order, `None` for a shard whose
+/// work panicked (the others are kept). On the caller's thread alone when
+/// there is one shard.
+fn in_shards<R: Send>(
+    len: usize,
+    shard: usize,
+    threads: usize,
+    work: impl Fn(std::ops::Range<usize>) -> R + Sync,
+) -> Vec<(std::ops::Range<usize>, Option<R>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let shard = shard.max(1);
+    let count = len.div_ceil(shard);
+    let range = |i: usize| i * shard..((i + 1) * shard).min(len);
+    let run =
+        |i: usize| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(range(i)))).ok();
+    if count <= 1 || threads <= 1 {
+        return (0..count).map(|i| (range(i), run(i))).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let drain = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= count {
+                return done;
+            }
+            if let Some(r) = run(i) {
+                done.push((i, r));
+            }
+        }
+    };
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads.min(count))
+            .map(|_| scope.spawn(drain))
+            .collect();
+        let mut done = drain();
+        for helper in helpers {
+            done.extend(helper.join().unwrap_or_default());
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    let mut done = done.into_iter().peekable();
+    (0..count)
+        .map(|i| {
+            let r = done.next_if(|(j, _)| *j == i).map(|(_, r)| r);
+            (range(i), r)
+        })
+        .collect()
+}
+
 /// The stamps of `root/rel` for every `rel`, on up to `threads` threads.
 /// Paths in order (as the tree keeps them) share their directory with
 /// their neighbours, which [`stat_run`] exploits.
 fn stat_all(root: &Path, rels: &[&str], threads: usize) -> Vec<Option<Stamp>> {
-    let mut out = vec![None; rels.len()];
-    // Below a few hundred paths a thread costs more than it saves.
-    let per_thread = rels.len().div_ceil(threads.max(1)).max(512);
-    std::thread::scope(|scope| {
-        for (paths, stamps) in rels.chunks(per_thread).zip(out.chunks_mut(per_thread)) {
-            #[cfg(target_os = "linux")]
-            scope.spawn(move || stat_run(root, paths, stamps, |_, _| {}));
-            #[cfg(not(target_os = "linux"))]
-            scope.spawn(move || stat_run(root, paths, stamps));
-        }
-    });
+    let mut out = Vec::with_capacity(rels.len());
+    for (range, stamps) in in_shards(rels.len(), SHARD, threads, |range| {
+        let mut stamps: Vec<Option<Stamp>> = vec![None; range.len()];
+        let paths = rels.get(range).unwrap_or_default();
+        #[cfg(target_os = "linux")]
+        stat_run(root, paths, &mut stamps, |_, _| {});
+        #[cfg(not(target_os = "linux"))]
+        stat_run(root, paths, &mut stamps);
+        stamps
+    }) {
+        // A shard whose thread panicked: its paths read as gone, which
+        // sends them to a closer look, never to a stale answer.
+        out.extend(stamps.unwrap_or_else(|| vec![None; range.len()]));
+    }
     out
 }
 
@@ -137,35 +200,40 @@ fn stat_tree(
     files: &[&str],
     threads: usize,
 ) -> (Vec<Option<Stamp>>, Vec<Option<Stamp>>) {
-    let mut file_stamps = vec![None; files.len()];
-    let per_thread = files.len().div_ceil(threads.max(1)).max(512);
+    stat_tree_in(root, dirs, files, threads, SHARD)
+}
+
+/// [`stat_tree`] with shards of `shard` files (tests vary it).
+#[cfg(target_os = "linux")]
+fn stat_tree_in(
+    root: &Path,
+    dirs: &[&str],
+    files: &[&str],
+    threads: usize,
+    shard: usize,
+) -> (Vec<Option<Stamp>>, Vec<Option<Stamp>>) {
+    let mut file_stamps = Vec::with_capacity(files.len());
     let mut dir_stamps: Vec<Option<Option<Stamp>>> = vec![None; dirs.len()];
-    let seen: Vec<Vec<(usize, Stamp)>> = std::thread::scope(|scope| {
-        let runs: Vec<_> = files
-            .chunks(per_thread)
-            .zip(file_stamps.chunks_mut(per_thread))
-            .map(|(paths, stamps)| {
-                scope.spawn(move || {
-                    let mut seen = Vec::new();
-                    stat_run(root, paths, stamps, |dir, fd| {
-                        // The tree's directories are in sorted order.
-                        if let Ok(i) = dirs.binary_search(&dir) {
-                            if let Ok(st) = rustix::fs::fstat(fd) {
-                                seen.push((i, Stamp::of_stat(&st)));
-                            }
-                        }
-                    });
-                    seen
-                })
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| run.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, stamp) in seen.into_iter().flatten() {
-        if let Some(slot) = dir_stamps.get_mut(i) {
-            *slot = Some(Some(stamp));
+    for (range, run) in in_shards(files.len(), shard, threads, |range| {
+        let mut stamps: Vec<Option<Stamp>> = vec![None; range.len()];
+        let mut seen = Vec::new();
+        let paths = files.get(range).unwrap_or_default();
+        stat_run(root, paths, &mut stamps, |dir, fd| {
+            // The tree's directories are in sorted order.
+            if let Ok(i) = dirs.binary_search(&dir) {
+                if let Ok(st) = rustix::fs::fstat(fd) {
+                    seen.push((i, Stamp::of_stat(&st)));
+                }
+            }
+        });
+        (stamps, seen)
+    }) {
+        let (stamps, seen) = run.unwrap_or_else(|| (vec![None; range.len()], Vec::new()));
+        file_stamps.extend(stamps);
+        for (i, stamp) in seen {
+            if let Some(slot) = dir_stamps.get_mut(i) {
+                *slot = Some(Some(stamp));
+            }
         }
     }
     let rest: Vec<usize> = (0..dirs.len())

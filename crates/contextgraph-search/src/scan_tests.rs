@@ -233,7 +233,7 @@ fn a_stat_relative_to_the_directory_equals_a_full_path_lstat() {
 /// The directories stamped from the handles the file stats opened must be
 /// what an `lstat` of their path says: a directory replaced by a symlink
 /// to one is the symlink (so the check finds it gone), not its target.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 #[test]
 fn directory_stamps_from_open_handles_equal_a_full_path_lstat() {
     let (_dir, root, _) = scanned();
@@ -262,17 +262,60 @@ fn directory_stamps_from_open_handles_equal_a_full_path_lstat() {
         "src/deep/mod.rs",
         "src/lib.rs",
     ];
-    for threads in [1, 2] {
-        let (dir_stamps, file_stamps) = stat_tree(&root, &dirs, &files, threads);
+    // Shards of one to three files on up to three threads: shards that
+    // start inside a deep directory, or end on a directory's last file,
+    // must stamp the same as one pass.
+    for (threads, shard) in [(1, super::SHARD), (2, super::SHARD), (2, 1), (3, 2), (2, 3)] {
+        let (dir_stamps, file_stamps) = stat_tree_in(&root, &dirs, &files, threads, shard);
         let lstat = |rels: &[&str]| -> Vec<Option<Stamp>> {
             rels.iter().map(|r| Stamp::at(&abs_of(&root, r))).collect()
         };
-        assert_eq!(dir_stamps, lstat(&dirs), "{threads} threads");
-        assert_eq!(file_stamps, lstat(&files), "{threads} threads");
+        assert_eq!(
+            dir_stamps,
+            lstat(&dirs),
+            "{threads} threads, shards of {shard}"
+        );
+        assert_eq!(
+            file_stamps,
+            lstat(&files),
+            "{threads} threads, shards of {shard}"
+        );
         assert!(
             dir_stamps[3].is_some_and(|s| !s.is_dir()),
             "the link itself"
         );
         assert_eq!((dir_stamps[2], file_stamps[2]), (None, None));
     }
+}
+
+/// Shards cover every item once, come back in order whatever thread ran
+/// them, and a shard whose thread panicked is reported missing, not lost.
+#[test]
+fn shards_cover_every_item_in_order_and_a_panicked_shard_is_missing() {
+    for (len, shard, threads) in [(0, 4, 2), (1, 4, 2), (10, 3, 1), (10, 3, 2), (1000, 7, 3)] {
+        let shards = in_shards(len, shard, threads, |r| r.clone().collect::<Vec<usize>>());
+        let items: Vec<usize> = shards
+            .iter()
+            .flat_map(|(r, done)| {
+                assert_eq!(done.as_ref(), Some(&r.clone().collect::<Vec<_>>()));
+                r.clone()
+            })
+            .collect();
+        assert_eq!(
+            items,
+            (0..len).collect::<Vec<_>>(),
+            "{len} {shard} {threads}"
+        );
+    }
+    let shards = in_shards(12, 3, 2, |r| {
+        assert!(r.start != 6, "a shard that fails");
+        r.len()
+    });
+    let missing: Vec<(usize, usize)> = shards
+        .iter()
+        .filter(|(_, d)| d.is_none())
+        .map(|(r, _)| (r.start, r.end))
+        .collect();
+    assert_eq!(missing, [(6, 9)]);
+    assert_eq!(shards.iter().filter(|(_, d)| *d == Some(3)).count(), 3);
 }

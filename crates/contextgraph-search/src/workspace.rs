@@ -121,15 +121,34 @@ impl Workspace {
         let mut source = IndexSource::Built;
         let mut index = Index::default();
         let mut loaded_binding = None;
+        let mut saved_tree = None;
         if let Some(s) = &store {
             // Taken before the read: a write racing the load then shows as
             // a mismatch (a full walk), never as a tree newer than the index.
             let binding = s.binding();
-            match s.load_index() {
+            // The saved tree (what the first refresh's check compares the
+            // files with) is read and decoded on its own thread while the
+            // index is mapped and checksummed: two independent reads that
+            // were one after the other on every warm start. It is the tree
+            // the first refresh would load (the same binding), kept only
+            // when the index loads.
+            let (loaded, tree) = std::thread::scope(|scope| {
+                let tree = std::thread::Builder::new()
+                    .name("cgp-tree-load".into())
+                    .spawn_scoped(scope, || s.load_tree(&binding));
+                let loaded = s.load_index();
+                let tree = match tree {
+                    Ok(handle) => handle.join().ok().flatten(),
+                    Err(_) => s.load_tree(&binding),
+                };
+                (loaded, tree)
+            });
+            match loaded {
                 Ok(Some((loaded, _))) => {
                     index = loaded;
                     source = IndexSource::Loaded;
                     loaded_binding = Some(binding);
+                    saved_tree = tree;
                 }
                 Ok(None) => {}
                 Err(e) => {
@@ -146,8 +165,10 @@ impl Workspace {
                 index: RwLock::new(index),
                 store,
                 refresh_lock: Mutex::new(()),
-                tree: Mutex::new(None),
-                tree_load_tried: AtomicBool::new(false),
+                // Looked for above when the index was loaded (once per
+                // process, as the first refresh would have).
+                tree_load_tried: AtomicBool::new(loaded_binding.is_some()),
+                tree: Mutex::new(saved_tree),
                 loaded_binding,
                 semantic: Mutex::new(None),
                 proven: RwLock::new(crate::unchanged::Proven::default()),

@@ -209,7 +209,8 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
             let status = Progress::show(progress, engine.provider_names().len());
             let turn = engine.context_in_session(&session, &request).await;
             status.clear();
-            engine.shutdown().await;
+            // The process exits next: the index is not freed piece by piece.
+            engine.shutdown_for_exit().await;
             turn
         })?;
         report_providers(&turn.answer)?;
@@ -225,7 +226,8 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         let status = Progress::show(progress, engine.provider_names().len());
         let answer = engine.context(&request).await;
         status.clear();
-        engine.shutdown().await;
+        // The process exits next: the index is not freed piece by piece.
+        engine.shutdown_for_exit().await;
         answer
     })?;
     report_providers(&answer)?;

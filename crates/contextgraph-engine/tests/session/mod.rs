@@ -42,7 +42,10 @@ async fn turn(engine: &Engine, session: &mut Session, goal: &str) -> SessionTurn
 fn retry_label(t: &SessionTurn) -> String {
     t.citations
         .iter()
-        .find(|c| c.frame.frame_id.starts_with("src/retry.rs#"))
+        .find(|c| {
+            c.frame.frame_id.starts_with("src/retry.rs#")
+                && c.frame.frame_id.ends_with("retry_with_backoff")
+        })
         .expect("retry.rs cited")
         .label
         .clone()

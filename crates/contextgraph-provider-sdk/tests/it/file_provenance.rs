@@ -232,7 +232,36 @@ fn file_uri_to_path_accepts_local_forms_and_rejects_the_rest() {
     ));
 }
 
+/// The module's rule spelled out line by line, as `read_range` was first
+/// written: the fast version must agree with it on every file and range.
+fn reference_range(file: &[u8], range: LineRange) -> Option<&[u8]> {
+    let mut offset = 0usize;
+    let mut start = None;
+    for (index, line) in file.split_inclusive(|&b| b == b'\n').enumerate() {
+        let number = index as u64 + 1;
+        if number == u64::from(range.start) {
+            start = Some(offset);
+        }
+        offset += line.len();
+        if number == u64::from(range.end) {
+            return start.map(|s| &file[s..offset]);
+        }
+    }
+    None
+}
+
 proptest! {
+    #[test]
+    fn read_range_and_count_lines_agree_with_the_line_by_line_rule(
+        file in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), any::<u8>()], 0..64),
+        a in 1u32..20,
+        len in 0u32..20,
+    ) {
+        let r = range(a, a + len);
+        prop_assert_eq!(read_range(&file, r), reference_range(&file, r));
+        prop_assert_eq!(count_lines(&file), file.split_inclusive(|&b| b == b'\n').count());
+    }
+
     #[test]
     fn f5_adjacent_ranges_concatenate_to_the_file(
         lines in proptest::collection::vec(("[a-z \t\r]{0,8}", prop_oneof![Just("\n"), Just("\r\n")]), 1..12),

@@ -98,3 +98,67 @@ fn compact_renders_long_items_as_outlines_that_resolve_to_the_source() {
         .resolve(fr.content_ref.as_ref().expect("content_ref"))
         .is_err());
 }
+
+/// Only the frames a budget keeps are read and built (the others are
+/// packed from the index's record of them): the answer must be exactly
+/// what packing every candidate, fully built, under that budget gives.
+#[test]
+fn packing_from_the_index_keeps_what_packing_every_built_frame_keeps() {
+    let f = Fixture::new();
+    let p = f.open();
+    let goal = "fn pub return item invoice retry parse timeout";
+    // Every candidate, built and kept (want = 400 covers them all).
+    let all = ask(&p, &ContextQuery::new(goal, 100, 1_000_000));
+    assert!(all.frames.len() >= 4, "{:?}", crate::common::ids(&all));
+    for (max_frames, budget) in [
+        (100, 0),
+        (100, 30),
+        (100, 120),
+        (3, 100_000),
+        (100, 400),
+        (2, 90),
+    ] {
+        let query = ContextQuery::new(goal, max_frames, budget);
+        let got = ask(&p, &query);
+        let want = contextgraph_provider_sdk::pack(all.frames.clone(), &query);
+        assert_eq!(
+            got.frames, want.frames,
+            "{max_frames} frames, {budget} tokens"
+        );
+        assert_eq!(
+            (got.truncated, got.dropped_estimate),
+            (want.truncated, want.dropped_estimate),
+            "{max_frames} frames, {budget} tokens"
+        );
+    }
+}
+
+/// A file edited after the last refresh: the frame planned from the index
+/// no longer matches the file, so the answer falls back to building every
+/// candidate, and still never serves the stale chunk.
+#[test]
+fn a_kept_frame_whose_file_changed_since_the_refresh_is_not_served() {
+    let f = Fixture::new();
+    let p = f.open();
+    let goal = "fn pub return item invoice retry parse timeout";
+    let before = ask(&p, &ContextQuery::new(goal, 100, 1_000_000));
+    let first = before.frames.first().expect("a frame").clone();
+    let rel = first.id.split('#').next().expect("a path").to_owned();
+    let text = std::fs::read_to_string(f.path(&rel)).expect("read");
+    f.write(&rel, &format!("// edited after the refresh\n{text}"));
+    let after = ask(&p, &ContextQuery::new(goal, 100, 1_000_000));
+    assert!(
+        after
+            .frames
+            .iter()
+            .all(|fr| !fr.id.starts_with(&format!("{rel}#"))),
+        "a chunk of the edited {rel} was served: {:?}",
+        crate::common::ids(&after)
+    );
+    let others: Vec<_> = before
+        .frames
+        .iter()
+        .filter(|fr| !fr.id.starts_with(&format!("{rel}#")))
+        .collect();
+    assert_eq!(after.frames.iter().collect::<Vec<_>>(), others);
+}

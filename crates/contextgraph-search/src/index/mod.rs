@@ -295,6 +295,18 @@ impl Index {
         self.files.len()
     }
 
+    /// A live slot's file path, without decoding its chunk (a saved chunk
+    /// is decoded, and its file checksummed, on first use: resolving a name
+    /// against dozens of candidate definitions only needs their paths).
+    pub fn slot_path(&self, slot: u32) -> Option<&str> {
+        if !self.is_live(slot) {
+            return None;
+        }
+        let s = self.slots.get(slot as usize)?;
+        let entry = self.files.get(s.file as usize)?.as_ref()?;
+        Some(entry.head.rel_path.as_str())
+    }
+
     /// A live slot's file path and chunk.
     pub fn chunk(&self, slot: u32) -> Option<(&str, &ChunkRecord)> {
         if !self.is_live(slot) {

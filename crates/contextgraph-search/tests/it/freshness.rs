@@ -275,3 +275,53 @@ fn a_file_whose_saved_chunks_fail_their_checksum_is_not_served_and_the_next_refr
         "the rebuilt index was saved"
     );
 }
+
+/// What the cache directory holds, file by file: name, size, modification
+/// time and inode (a rewrite by rename changes the inode, an in-place write
+/// the time or size).
+fn cache_state(cache: &std::path::Path) -> Vec<(String, u64, std::time::SystemTime, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(cache).expect("cache").flatten() {
+        for file in std::fs::read_dir(dir.path()).expect("index dir").flatten() {
+            let meta = file.metadata().expect("metadata");
+            out.push((
+                file.file_name().to_string_lossy().into_owned(),
+                meta.len(),
+                meta.modified().expect("mtime"),
+                meta.ino(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A warm run over files that did not change writes nothing: not the index,
+/// the journal, nor the saved tree (a rewrite would cost every `cgp context`
+/// a write, and a synced one a disk flush).
+#[cfg(unix)]
+#[test]
+fn an_unchanged_tree_is_checked_without_writing_anything() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    // Past the racy window, so every stamp is settled when first seen and
+    // the first checks have nothing left to verify.
+    std::thread::sleep(Duration::from_millis(2_100));
+    {
+        let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+        ws.refresh().expect("refresh");
+    }
+    let before = cache_state(cache.path());
+    assert!(
+        before.iter().any(|(name, ..)| name == "tree.bin"),
+        "{before:?}"
+    );
+    for _ in 0..2 {
+        let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("reopen");
+        let report = ws.refresh().expect("refresh");
+        assert!(!report.changed_anything(), "{report:?}");
+        assert!(!hits(&ws, "parse_timeout").is_empty());
+    }
+    assert_eq!(cache_state(cache.path()), before);
+}
