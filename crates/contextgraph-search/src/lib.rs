@@ -78,7 +78,7 @@ pub mod bench_internals {
 }
 
 pub use lang::Language;
-pub use options::{CacheLocation, Clock, WorkspaceOptions};
+pub use options::{CacheLocation, Clock, WorkspaceOptions, DEFAULT_SEMANTIC_MAX_CHUNKS};
 pub use rank::Ranked;
 pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView};

@@ -331,6 +331,15 @@ impl Workspace {
             .map(|s| s.dir().join(crate::vectors_file::VECTORS_FILE))
     }
 
+    /// Whether the semantic signal runs for this workspace: switched on,
+    /// and the index within [`WorkspaceOptions::semantic_max_chunks`].
+    ///
+    /// [`WorkspaceOptions::semantic_max_chunks`]: crate::WorkspaceOptions::semantic_max_chunks
+    pub fn semantic_in_use(&self) -> bool {
+        let options = &self.shared.options;
+        options.semantic && self.view().index().chunk_count() <= options.semantic_max_chunks
+    }
+
     /// Brings the chunk vectors in line with the index now: loads them from
     /// the vectors file when it is there and trustworthy, embeds the chunks
     /// it lacks, and rewrites it when anything changed. Called when the
@@ -338,7 +347,7 @@ impl Workspace {
     /// index time, not by the first query) and before scoring a goal.
     /// A no-op when the signal is off.
     pub fn prepare_semantic(&self) -> Result<SemanticPrepare, SemanticError> {
-        if !self.shared.options.semantic {
+        if !self.semantic_in_use() {
             return Ok(SemanticPrepare::default());
         }
         let model = contextgraph_embed::builtin().map_err(SemanticError::Model)?;
@@ -384,7 +393,7 @@ impl Workspace {
     /// chunk vectors come from). Empty when the semantic signal is off, the
     /// model cannot be loaded, or the goal has no word the model knows.
     pub fn semantic_scores(&self, goal: &str) -> Vec<(u32, f32)> {
-        if !self.shared.options.semantic {
+        if !self.semantic_in_use() {
             return Vec::new();
         }
         let Ok(model) = contextgraph_embed::builtin() else {

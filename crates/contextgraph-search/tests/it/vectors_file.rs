@@ -190,3 +190,39 @@ fn a_stale_vectors_file_is_brought_up_to_date_with_the_index() {
     b.sort_by_key(|x| x.0);
     assert_eq!(a, b);
 }
+
+/// Above `semantic_max_chunks` the signal is not used: no vectors are
+/// computed or written, and a goal gets no semantic scores (its per-process
+/// cost grows with the index); at the limit it runs.
+#[test]
+fn an_index_over_the_chunk_limit_runs_without_the_semantic_signal() {
+    let dir = repo();
+    let probe = tempfile::tempdir().expect("cache");
+    let chunks = open(dir.path(), probe.path()).view().index().chunk_count();
+    assert!(chunks >= 2, "{chunks}");
+
+    let cache = tempfile::tempdir().expect("cache");
+    let over = WorkspaceOptions {
+        semantic_max_chunks: chunks - 1,
+        ..semantic_options(cache.path())
+    };
+    let ws = Workspace::open(dir.path(), over).expect("open").0;
+    assert!(!ws.semantic_in_use());
+    let path = ws.vectors_path().expect("persistence on");
+    assert!(!path.exists(), "no vectors written over the limit");
+    assert!(ws
+        .semantic_scores("retry a failed request later")
+        .is_empty());
+    drop(ws);
+
+    let at = WorkspaceOptions {
+        semantic_max_chunks: chunks,
+        ..semantic_options(cache.path())
+    };
+    let ws = Workspace::open(dir.path(), at).expect("open").0;
+    assert!(ws.semantic_in_use());
+    assert!(!ws
+        .semantic_scores("retry a failed request later")
+        .is_empty());
+    assert!(path.is_file());
+}
