@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use contextgraph_config::Config;
 use contextgraph_engine::{ContextRequest, Engine, Session};
 use contextgraph_provider_sdk::read_range;
+use contextgraph_testkit::corpus::copy_rust_sources;
 use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::LineRange;
 
@@ -82,31 +83,6 @@ const EDITS: [(usize, &str, &str, &str); 3] = [
     ),
 ];
 
-fn copy_sources(repo: &Path, ws: &Path) {
-    let crates = repo.join("crates");
-    let mut stack = vec![crates.clone()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let name = e.file_name();
-            if p.is_dir() && name != "target" && name != "fixtures" && name != "tests" {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs")
-                && p.components().any(|c| c.as_os_str() == "src")
-            {
-                let rel = p.strip_prefix(&crates).expect("under crates");
-                let to = ws.join(rel);
-                std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
-                std::fs::copy(&p, &to).expect("copy");
-            }
-        }
-    }
-    std::fs::create_dir_all(ws.join(".git")).expect(".git");
-}
-
 fn edit(ws: &Path, file: &str, from: &str, to: &str) {
     let path = ws.join(file);
     let text = std::fs::read_to_string(&path).expect("read");
@@ -142,7 +118,7 @@ struct Outcome {
 async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<String>) -> Outcome {
     let dir = tempfile::tempdir().expect("tempdir");
     let ws = dir.path().join("repo");
-    copy_sources(repo, &ws);
+    copy_rust_sources(repo, &ws);
     let engine = Engine::start(&Config::default(), &ws)
         .await
         .expect("engine");

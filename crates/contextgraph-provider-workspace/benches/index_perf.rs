@@ -16,36 +16,8 @@ use std::time::{Duration, Instant};
 
 use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
+use contextgraph_testkit::corpus::{copy_tree, peak_rss_mib};
 use contextgraph_types::ContextQuery;
-
-fn copy_tree(from: &Path, to: &Path, files: &mut usize, bytes: &mut u64) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Ok(ft) = e.file_type() else { continue };
-        let target = to.join(e.file_name());
-        if ft.is_dir() {
-            let _ = std::fs::create_dir_all(&target);
-            copy_tree(&e.path(), &target, files, bytes);
-        } else if ft.is_file() {
-            if let Ok(n) = std::fs::copy(e.path(), &target) {
-                *files += 1;
-                *bytes += n;
-            }
-        }
-    }
-}
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
@@ -168,12 +140,9 @@ fn main() {
         .unwrap_or(0);
     let mut copy = 0;
     while (copies == 0 && (files < 10_000 && copy < 4)) || copy < copies {
-        copy_tree(
-            &corpus,
-            &root.join(format!("copy{copy}")),
-            &mut files,
-            &mut bytes,
-        );
+        let (f, b) = copy_tree(&corpus, &root.join(format!("copy{copy}")));
+        files += f;
+        bytes += b;
         copy += 1;
         if files == 0 {
             break;

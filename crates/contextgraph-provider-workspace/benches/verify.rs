@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
+use contextgraph_testkit::corpus::copy_rust_sources;
 use contextgraph_types::{ContextQuery, FrameId, VerifyRequest, VerifyResponse};
 
 /// Held frames, as in the target.
@@ -36,31 +37,6 @@ const GOALS: [&str; 6] = [
     "consent store grant and revoke records",
     "budget packing of frames by token cost",
 ];
-
-fn copy_sources(repo: &Path, ws: &Path) {
-    let crates = repo.join("crates");
-    let mut stack = vec![crates.clone()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let name = e.file_name();
-            if p.is_dir() && name != "target" && name != "fixtures" && name != "tests" {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs")
-                && p.components().any(|c| c.as_os_str() == "src")
-            {
-                let rel = p.strip_prefix(&crates).expect("under crates");
-                let to = ws.join(rel);
-                std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
-                std::fs::copy(&p, &to).expect("copy");
-            }
-        }
-    }
-    std::fs::create_dir_all(ws.join(".git")).expect(".git");
-}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -101,7 +77,7 @@ fn main() {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let dir = tempfile::tempdir().expect("tempdir");
     let ws = dir.path().join("repo");
-    copy_sources(&repo, &ws);
+    copy_rust_sources(&repo, &ws);
     let cache = tempfile::tempdir().expect("cache");
     let options = WorkspaceOptions {
         cache: CacheLocation::Base(cache.path().to_path_buf()),

@@ -119,9 +119,8 @@ fn main() {
             })
             .expect("set CGP_BENCH_CORPUS");
         std::fs::create_dir_all(&tree).expect("mkdir");
-        let mut files = 0;
         let t = Instant::now();
-        copy_tree(&corpus, &tree, &mut files);
+        let (files, _) = copy_tree(&corpus, &tree);
         println!(
             "copied {files} files from {} in {:.1} s",
             corpus.display(),

@@ -118,8 +118,7 @@ fn main() {
             })
             .expect("set CGP_BENCH_CORPUS");
         std::fs::create_dir_all(&tree).expect("mkdir");
-        let mut files = 0;
-        copy_tree(&corpus, &tree, &mut files);
+        let (files, _) = copy_tree(&corpus, &tree);
         println!("copied {files} files from {}", corpus.display());
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();

@@ -21,6 +21,8 @@
 //! - `mcp_fixture_server` (feature `mcp`): the MCP server the bridge tests
 //!   spawn, as a function for each crate's fixture `[[bin]]`.
 //! - [`sandbox`]: `cgp` in a scratch home and workspace.
+//! - [`corpus`]: benchmark corpora copied into a scratch workspace, and the
+//!   process's peak memory.
 //! - [`foreign`]: a provider with the faults of other CGP implementations
 //!   (digests of other bytes, `L<n>` ranges, `max_frames` ignored), for the
 //!   host's repair policy tests, as a function for each crate's fixture `[[bin]]`.
@@ -31,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod corpus;
 pub mod docs_fixture;
 pub mod fixtures;
 pub mod foreign;

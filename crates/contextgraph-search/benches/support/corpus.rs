@@ -1,36 +1,12 @@
-//! What the `freshness` and `load` benches share: copying a corpus, peak
-//! RSS, milliseconds, medians, and the workspace options both open with.
+//! What the `freshness` and `load` benches share: milliseconds, medians
+//! and the workspace options both open with (copying a corpus and peak RSS
+//! come from `contextgraph_testkit::corpus`).
 
 use std::path::Path;
 use std::time::Duration;
 
 use contextgraph_search::{CacheLocation, WorkspaceOptions};
-
-pub fn copy_tree(from: &Path, to: &Path, files: &mut usize) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Ok(ft) = e.file_type() else { continue };
-        let target = to.join(e.file_name());
-        if ft.is_dir() {
-            let _ = std::fs::create_dir_all(&target);
-            copy_tree(&e.path(), &target, files);
-        } else if ft.is_file() && std::fs::copy(e.path(), &target).is_ok() {
-            *files += 1;
-        }
-    }
-}
-
-pub fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
+pub use contextgraph_testkit::corpus::{copy_tree, peak_rss_mib};
 
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
