@@ -14,10 +14,18 @@
 //! and reports medians (what revalidation adds per call). Exits non-zero if
 //! a stale frame is ever listed as unchanged or a target is missed.
 //!
+//! It also prints the *reuse bound*: the block charges of the distinct
+//! frame versions (provider, id, digest) over the ten independent answers,
+//! each counted once, plus the first turn's preamble. A session that gives
+//! the model every independent answer's evidence sends at least that much,
+//! whatever it reuses: the rest of the gap to the target is in how much the
+//! answers to related goals overlap (retrieval), not in the session.
+//!
 //! `CGP_BENCH_REPO=DIR` takes the sources from another checkout (a fixed
 //! corpus for before/after figures: this repository's own sources change
 //! with every commit); `CGP_BENCH_DUMP=FILE` appends each turn's notes and
-//! prompt to FILE, to read what the model is sent.
+//! prompt to FILE, to read what the model is sent; `CGP_BENCH_BUDGET=N`
+//! asks each turn with N model tokens instead of 4000.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,6 +109,14 @@ fn current_digest(uri: &str, range: Option<&str>) -> Option<String> {
     Some(sha256_digest(slice))
 }
 
+/// Model tokens per turn: 4000, or `CGP_BENCH_BUDGET`.
+fn budget() -> u32 {
+    std::env::var("CGP_BENCH_BUDGET")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(4000)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -109,6 +125,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 struct Outcome {
     sent: u64,
     independent: u64,
+    bound: u64,
     session: Session,
     engine: Engine,
     _dir: tempfile::TempDir,
@@ -126,8 +143,12 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
     // label → (uri, range, digest) of the version the model was sent.
     let mut delivered: BTreeMap<String, (String, Option<String>, String)> = BTreeMap::new();
     let (mut sent_total, mut independent_total) = (0u64, 0u64);
+    // The reuse bound: each distinct frame version's block charged once.
+    let mut seen_versions: std::collections::BTreeSet<(String, String, Option<String>)> =
+        std::collections::BTreeSet::new();
+    let mut bound = 0u64;
     println!("== {name} session");
-    println!("turn  session  independent  sent  reused  moved  resent  withdrawn  coverage");
+    println!("turn  session  independent  bound  sent  reused  moved  resent  withdrawn  coverage");
     for (i, goal) in goals.iter().enumerate() {
         let n = i + 1;
         for (at, file, from, to) in EDITS {
@@ -137,7 +158,7 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
         }
         let request = ContextRequest {
             goal: (*goal).to_owned(),
-            budget_model_tokens: 4000,
+            budget_model_tokens: budget(),
             ..ContextRequest::default()
         };
         let turn = engine
@@ -224,17 +245,6 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
             .iter()
             .filter(|s| !matches!(s.why, contextgraph_engine::session::SendReason::New))
             .count();
-        println!(
-            "{n:>4}  {:>7}  {:>11}  {:>4}  {:>6}  {:>5}  {:>6}  {:>9}  {covered}/{}",
-            turn.figures.tokens_sent,
-            turn.independent_tokens,
-            turn.sent.len(),
-            turn.unchanged.len(),
-            turn.moved.len(),
-            resent,
-            turn.withdrawn.len(),
-            wanted.len()
-        );
         if let Some(dump) = std::env::var_os("CGP_BENCH_DUMP") {
             use std::io::Write as _;
             let mut f = std::fs::OpenOptions::new()
@@ -248,6 +258,46 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
                 turn.notes, turn.prompt
             );
         }
+        let bound_before = bound;
+        for f in &turn.answer.composition.audit.frames {
+            if let contextgraph_compose::FrameStatus::Included(inc) = &f.status {
+                let version = (
+                    f.frame.provider_id.clone(),
+                    f.frame.frame_id.clone(),
+                    f.frame.content_digest.clone(),
+                );
+                if seen_versions.insert(version) {
+                    bound += u64::from(inc.charge);
+                }
+            }
+        }
+        if n == 1 {
+            // The preamble goes out once, with the first blocks.
+            let blocks: u64 = turn
+                .answer
+                .composition
+                .audit
+                .frames
+                .iter()
+                .filter_map(|f| match &f.status {
+                    contextgraph_compose::FrameStatus::Included(inc) => Some(u64::from(inc.charge)),
+                    _ => None,
+                })
+                .sum();
+            bound += turn.independent_tokens.saturating_sub(blocks);
+        }
+        println!(
+            "{n:>4}  {:>7}  {:>11}  {:>5}  {:>4}  {:>6}  {:>5}  {:>6}  {:>9}  {covered}/{}",
+            turn.figures.tokens_sent,
+            turn.independent_tokens,
+            bound - bound_before,
+            turn.sent.len(),
+            turn.unchanged.len(),
+            turn.moved.len(),
+            resent,
+            turn.withdrawn.len(),
+            wanted.len()
+        );
         sent_total += turn.figures.tokens_sent;
         independent_total += turn.independent_tokens;
         session = turn.into_next_session();
@@ -256,9 +306,14 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
         "tokens: session {sent_total}, ten independent calls {independent_total}: {:.1}%",
         sent_total as f64 * 100.0 / independent_total as f64
     );
+    println!(
+        "reuse bound (distinct frame versions of the ten answers, each sent once): {bound} tokens, {:.1}% of independent",
+        bound as f64 * 100.0 / independent_total as f64
+    );
     Outcome {
         sent: sent_total,
         independent: independent_total,
+        bound,
         session,
         engine,
         _dir: dir,
@@ -286,7 +341,7 @@ fn main() {
         if ratio > 0.5 {
             failures.push(format!("focused session tokens are {:.1}% of independent", ratio * 100.0));
         }
-        let _ = mixed.sent + mixed.independent;
+        let _ = mixed.sent + mixed.independent + mixed.bound + focused.bound;
 
         // Revalidation with 50 held frames.
         let engine = focused.engine;

@@ -62,6 +62,17 @@ struct Outcome {
     per_query: Vec<(Category, Scores)>,
     /// Wall time of each query in the provider (ms), in query order.
     latencies_ms: Vec<f64>,
+    /// Budget tokens of each answer (the frames' summed costs), in query
+    /// order: what the answer costs the prompt.
+    answer_tokens: Vec<u64>,
+}
+
+/// The mean of `values` (0 when empty).
+fn mean_tokens(values: &[u64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.iter().sum::<u64>() as f64 / values.len() as f64
 }
 
 /// The median of `values` (NaN when empty).
@@ -207,6 +218,7 @@ fn run_project(
     let bm25 = baseline.then(|| bm25::Bm25::build(root));
     let mut per_query = Vec::with_capacity(project.queries.len());
     let mut latencies_ms = Vec::with_capacity(project.queries.len());
+    let mut answer_tokens = Vec::with_capacity(project.queries.len());
     let mut baseline_per_query = Vec::new();
     for q in &project.queries {
         let query = ContextQuery::new(q.text.clone(), MAX_FRAMES, max_tokens);
@@ -223,6 +235,7 @@ fn run_project(
             write_answer(file, &project.id, &q.text, &answer)
                 .map_err(|e| format!("--dump: cannot write: {e}"))?;
         }
+        answer_tokens.push(answer.as_ref().map_or(0, |r| r.total_token_cost()));
         let ranked = match answer {
             Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
             Err(e) => {
@@ -267,12 +280,14 @@ fn run_project(
         project: index,
         per_query: baseline_per_query,
         latencies_ms: Vec::new(),
+        answer_tokens: Vec::new(),
     });
     Ok((
         Outcome {
             project: index,
             per_query,
             latencies_ms,
+            answer_tokens,
         },
         baseline,
     ))
@@ -355,8 +370,8 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
     println!();
     println!("## {system}");
     println!(
-        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7} {:>9}",
-        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10", "p50 ms"
+        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7} {:>9} {:>7}",
+        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10", "p50 ms", "tokens"
     );
     for o in outcomes {
         let p = &projects[o.project];
@@ -367,8 +382,14 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
             } else {
                 format!("{:.2}", median(&o.latencies_ms))
             };
+            // Mean budget tokens per answer (the baseline has none).
+            let tokens = if o.answer_tokens.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.0}", mean_tokens(&o.answer_tokens))
+            };
             println!(
-                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>9}",
+                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>9} {:>7}",
                 p.id,
                 short_language(&p.language),
                 p.split,
@@ -376,7 +397,8 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
                 m.ndcg,
                 m.recall,
                 m.rr,
-                p50
+                p50,
+                tokens
             );
         }
     }
@@ -388,6 +410,22 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
         println!(
             "query latency in-process, all queries: p50 {:.2} ms",
             median(&all)
+        );
+    }
+    let with_tokens: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.answer_tokens.is_empty())
+        .collect();
+    if !with_tokens.is_empty() {
+        // Per project first, then over projects, as the scores are.
+        let per_project: Vec<f64> = with_tokens
+            .iter()
+            .map(|o| mean_tokens(&o.answer_tokens))
+            .collect();
+        println!(
+            "answer size: mean {:.0} budget tokens per answer (of {} allowed)",
+            per_project.iter().sum::<f64>() / per_project.len() as f64,
+            default_content_budget()
         );
     }
     println!();

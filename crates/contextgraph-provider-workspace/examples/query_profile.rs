@@ -9,7 +9,9 @@
 //! ```
 //!
 //! `QUERIES` holds one goal per line. Prints the p50, p95 and p99 latency
-//! of one `query` (10 frames, 8000 tokens) over all rounds.
+//! of one `query` (10 frames, 8000 tokens) over all rounds. With
+//! `CGP_SHOW_FRAMES=1` it also prints each goal's frames (score, token
+//! cost, id) once, to read how far below the best one the tail scores.
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +49,24 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if std::env::var_os("CGP_SHOW_FRAMES").is_some() {
+        for goal in &goals {
+            println!("== {goal}");
+            match provider.query(&ContextQuery::new(goal.clone(), 64, 8000)) {
+                Ok(answer) => {
+                    for f in &answer.frames {
+                        println!(
+                            "{:>8.4} {:>6} {}",
+                            f.score,
+                            contextgraph_types::token_cost_for(f.content.as_deref()),
+                            f.id
+                        );
+                    }
+                }
+                Err(e) => println!("error: {e}"),
+            }
+        }
+    }
     let mut latencies: Vec<Duration> = Vec::with_capacity(goals.len() * rounds);
     for _ in 0..rounds {
         for goal in &goals {
