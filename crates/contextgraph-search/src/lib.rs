@@ -81,7 +81,7 @@ pub use lang::Language;
 pub use options::{CacheLocation, Clock, WorkspaceOptions, DEFAULT_SEMANTIC_MAX_CHUNKS};
 pub use rank::Ranked;
 pub use refresh::RefreshReport;
-pub use search::{FileCache, SearchOptions, SearchView};
+pub use search::{FileCache, SearchOptions, SearchView, RELEVANCE_FLOOR};
 pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
 pub use watch::{WatchError, WatchHandle};
 pub use workspace::{IndexError, IndexSource, IndexStats, Workspace};

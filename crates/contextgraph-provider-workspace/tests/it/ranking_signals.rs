@@ -46,6 +46,7 @@ fn without(step: &str) -> RerankSignals {
         "file_name" => s.file_name = false,
         "test_files" => s.test_files = false,
         "code_goals" => s.code_goals = false,
+        "floor" => s.floor = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -469,5 +470,39 @@ fn a_focused_file_beats_a_hub_file_that_matches_in_a_few_of_many_chunks() {
         "src/engine.rs",
         "without file focus the hub's summed score wins: {:?}",
         files(&off, goal)
+    );
+}
+
+/// The relevance floor: a file that shares one common goal word with the
+/// goal, buried in unrelated text, is left out instead of filling the
+/// budget; with the floor off it is served.
+#[test]
+fn a_file_far_below_the_best_is_left_out_not_used_to_fill_the_budget() {
+    let f = Fixture::empty();
+    f.write(
+        "retry.rs",
+        "/// Retry a request with exponential backoff until the deadline.\n\
+         pub fn retry_with_backoff(request: Request, deadline: Deadline) -> Response {\n\
+         \x20   let mut backoff = Backoff::exponential();\n\
+         \x20   loop { if let Ok(r) = send(&request) { return r; } backoff.wait(deadline); }\n\
+         }\n",
+    );
+    let mut other = String::new();
+    for i in 0..40 {
+        other.push_str(&format!(
+            "pub fn render_widget_{i}(canvas: &mut Canvas, colour: Colour) {{ canvas.fill(colour); canvas.stroke(colour); }}\n"
+        ));
+    }
+    other.push_str("pub fn request_repaint(canvas: &mut Canvas) { canvas.dirty = true; }\n");
+    f.write("widgets.rs", &other);
+    let goal = "retry a request with exponential backoff until the deadline";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(files(&on, goal), vec!["retry.rs".to_owned()]);
+    let off = open_with(&f, without("floor"));
+    let served = files(&off, goal);
+    assert_eq!(served.first().map(String::as_str), Some("retry.rs"));
+    assert!(
+        served.contains(&"widgets.rs".to_owned()),
+        "without the floor the weak match fills the answer: {served:?}"
     );
 }
