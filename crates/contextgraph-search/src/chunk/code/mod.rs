@@ -29,9 +29,24 @@ mod nodes;
 use imports::module_prefix;
 use nodes::{descend_into, is_doc_or_attribute, row_of_end, wrapper_of};
 
-/// A parse taking longer than this is abandoned and the file windowed: one
-/// pathological file must not stall an index build.
-const PARSE_DEADLINE: Duration = Duration::from_secs(2);
+/// A parse doing more work than this is abandoned and the file windowed:
+/// one pathological file must not stall an index build.
+///
+/// Counted in tree-sitter's progress callbacks (one per 100 parser
+/// operations), not in time, so that a file is chunked the same way on an
+/// idle machine and a loaded one: with the earlier 2 s wall-clock deadline a
+/// large file parsed under load could be windowed, and its chunks, frame
+/// ids and ranking then depended on what else the machine was doing. On
+/// the 16k-file registry corpus the largest parse took 9,227 callbacks
+/// (a 910 KB file; 7 callbacks per KB is typical) and the callbacks came
+/// at 11–98 per ms (median 35) on the shared 2-core machine, so this limit
+/// is ~6x the largest real file and ~1.7 s of parsing at the median rate.
+const MAX_PARSE_PROGRESS: u64 = 60_000;
+
+/// A backstop in wall-clock time for a parse whose operations are
+/// pathologically slow, far above what [`MAX_PARSE_PROGRESS`] takes at any
+/// rate measured; only such a file's chunking can depend on the load.
+const PARSE_BACKSTOP: Duration = Duration::from_secs(20);
 
 /// Deepest nesting walked; deeper trees (generated code) are windowed.
 const MAX_DEPTH: usize = 256;
@@ -141,6 +156,11 @@ pub fn name_in_file<'q>(lang: Language, rel_path: &str, qualified: &'q str) -> &
 }
 
 fn parse(lang: Language, text: &str) -> Option<Tree> {
+    parse_within(lang, text, MAX_PARSE_PROGRESS)
+}
+
+/// [`parse`] abandoned after `max_progress` progress callbacks.
+fn parse_within(lang: Language, text: &str, max_progress: u64) -> Option<Tree> {
     let grammar = lang.grammar()?;
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -154,7 +174,11 @@ fn parse(lang: Language, text: &str) -> Option<Tree> {
         };
         let started = Instant::now();
         let bytes = text.as_bytes();
-        let mut cancel = |_: &tree_sitter::ParseState| started.elapsed() > PARSE_DEADLINE;
+        let mut progress = 0u64;
+        let mut cancel = |_: &tree_sitter::ParseState| {
+            progress += 1;
+            progress > max_progress || started.elapsed() > PARSE_BACKSTOP
+        };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
         let tree = parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or(&[]),
@@ -407,6 +431,26 @@ impl<'s> Cx<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rust source whose parse needs well over `n` progress callbacks.
+    fn long_source(functions: usize) -> String {
+        (0..functions)
+            .map(|i| format!("fn f{i}(a: u32, b: u32) -> u32 {{ let c = a * {i} + b; if c > 3 {{ c - 1 }} else {{ c + 1 }} }}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn a_parse_over_its_work_limit_is_abandoned_whatever_the_time() {
+        let text = long_source(2_000);
+        assert!(parse_within(Language::Rust, &text, MAX_PARSE_PROGRESS).is_some());
+        // The same text with a small work limit is abandoned on every run:
+        // the limit counts the parser's work, not the clock.
+        for _ in 0..3 {
+            assert!(parse_within(Language::Rust, &text, 10).is_none());
+        }
+        // The parser is reset after a cancelled parse and serves the next file.
+        assert!(parse_within(Language::Rust, "fn ok() {}\n", 10).is_some());
+    }
 
     #[test]
     fn names_in_file_drop_only_the_files_own_module_path() {
