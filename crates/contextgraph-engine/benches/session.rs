@@ -25,7 +25,9 @@
 //! corpus for before/after figures: this repository's own sources change
 //! with every commit); `CGP_BENCH_DUMP=FILE` appends each turn's notes and
 //! prompt to FILE, to read what the model is sent; `CGP_BENCH_BUDGET=N`
-//! asks each turn with N model tokens instead of 4000.
+//! asks each turn with N model tokens instead of 4000. The focused session
+//! is also run, reported and not gated, at the product's default budget
+//! (8000): the target was set at 4000 when the benchmark was written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -109,13 +111,18 @@ fn current_digest(uri: &str, range: Option<&str>) -> Option<String> {
     Some(sha256_digest(slice))
 }
 
-/// Model tokens per turn: 4000, or `CGP_BENCH_BUDGET`.
+/// Model tokens per turn for the gated sessions: 4000 (the budget the
+/// target was set at when the benchmark was written), or `CGP_BENCH_BUDGET`.
 fn budget() -> u32 {
     std::env::var("CGP_BENCH_BUDGET")
         .ok()
         .and_then(|b| b.parse().ok())
         .unwrap_or(4000)
 }
+
+/// The budget `cgp context` and the MCP server ask with when the agent
+/// names none; the focused session is also reported at it.
+const PRODUCT_DEFAULT_BUDGET: u32 = contextgraph_config::DEFAULT_BUDGET;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -132,7 +139,13 @@ struct Outcome {
 }
 
 /// Run one scripted session on a fresh copy of the sources.
-async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<String>) -> Outcome {
+async fn script(
+    repo: &Path,
+    name: &str,
+    goals: &[&str],
+    budget: u32,
+    failures: &mut Vec<String>,
+) -> Outcome {
     let dir = tempfile::tempdir().expect("tempdir");
     let ws = dir.path().join("repo");
     copy_rust_sources(repo, &ws);
@@ -147,7 +160,7 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
     let mut seen_versions: std::collections::BTreeSet<(String, String, Option<String>)> =
         std::collections::BTreeSet::new();
     let mut bound = 0u64;
-    println!("== {name} session");
+    println!("== {name} session, {budget} model tokens per turn");
     println!("turn  session  independent  bound  sent  reused  moved  resent  withdrawn  coverage");
     for (i, goal) in goals.iter().enumerate() {
         let n = i + 1;
@@ -158,7 +171,7 @@ async fn script(repo: &Path, name: &str, goals: &[&str], failures: &mut Vec<Stri
         }
         let request = ContextRequest {
             goal: (*goal).to_owned(),
-            budget_model_tokens: budget(),
+            budget_model_tokens: budget,
             ..ContextRequest::default()
         };
         let turn = engine
@@ -333,9 +346,21 @@ fn main() {
         .expect("runtime");
     rt.block_on(async {
         let mut failures = Vec::new();
-        let mixed = script(&repo, "mixed-topic", &MIXED, &mut failures).await;
+        let mixed = script(&repo, "mixed-topic", &MIXED, budget(), &mut failures).await;
         mixed.engine.shutdown().await;
-        let focused = script(&repo, "focused-task", &FOCUSED, &mut failures).await;
+        if budget() != PRODUCT_DEFAULT_BUDGET {
+            // Reported, not gated: larger answers to related goals share more.
+            let at_default = script(
+                &repo,
+                "focused-task",
+                &FOCUSED,
+                PRODUCT_DEFAULT_BUDGET,
+                &mut failures,
+            )
+            .await;
+            at_default.engine.shutdown().await;
+        }
+        let focused = script(&repo, "focused-task", &FOCUSED, budget(), &mut failures).await;
         let ratio = focused.sent as f64 / focused.independent as f64;
         println!("focused-task target: session tokens <= 50% of independent: {:.1}%", ratio * 100.0);
         if ratio > 0.5 {
