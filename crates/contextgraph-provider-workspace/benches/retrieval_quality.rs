@@ -240,6 +240,10 @@ fn main() {
     let cases = cases(&files, &root);
     let options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
+        // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
+        // so an ablation is measured on the regression guards too.
+        rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
+        semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
         ..WorkspaceOptions::default()
     };
     let (provider, _) = WorkspaceProvider::open(&root, options).expect("open corpus");
