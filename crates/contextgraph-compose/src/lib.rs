@@ -144,6 +144,7 @@ pub use fence::{
     parse_prompt, render_prompt, Block, FenceAttributes, FencedFrame, ParseError, PREAMBLE,
 };
 pub use hash::{sha256_digest, ContentSha256, Sha256Hasher};
+pub use labels::raw_label;
 pub use outcome::{ProviderOutcome, ProviderStatus, RepairRecord, ViolationRecord};
 pub use placement::{edges_first, Placement};
 pub use status::OutcomeStatus;

@@ -409,10 +409,20 @@ impl Engine {
                     let id = frame.frame_id(&key.0);
                     let same = h.frame.content_digest.is_some()
                         && h.frame.content_digest == id.content_digest;
+                    // The label it has now (as the composition would give
+                    // it): an edit that changed it may also have moved it,
+                    // and the resent bytes must be cited at their lines.
+                    let wanted_label = contextgraph_compose::raw_label(
+                        frame.citation_label.as_deref(),
+                        &frame.title,
+                        &frame.id,
+                        &key.0,
+                    )
+                    .to_owned();
                     candidates.push(Candidate {
                         frame,
                         id,
-                        wanted_label: h.label.clone(),
+                        wanted_label,
                         provenance: frame.provenance.clone(),
                         why: if same {
                             SendReason::Unconfirmed {

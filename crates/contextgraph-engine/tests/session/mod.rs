@@ -197,3 +197,58 @@ async fn a_frame_whose_lines_moved_is_relabelled_not_resent() {
     assert!(t3.moved.is_empty());
     engine.shutdown().await;
 }
+
+/// A held frame outside this turn's answer that changed and moved is
+/// resent (found again by its own goal) under the label it has now, not
+/// the one it was delivered with: the resent bytes sit at the new lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_frame_resent_outside_the_answer_carries_its_current_label() {
+    let f = Fixture::new();
+    let ws = f.ws();
+    write(
+        &ws.join("src/config.rs"),
+        "/// Parses the settings file into a table of options.\npub fn parse_settings_table(text: &str) -> usize {\n    text.lines().count()\n}\n",
+    );
+    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
+    let mut session = Session::new();
+    let t1 = turn(&engine, &mut session, "retry backoff").await;
+    let before = retry_label(&t1);
+    assert!(before.starts_with("src/retry.rs:L1-4 "), "{before}");
+
+    // Two lines above it and a changed body.
+    write(
+        &ws.join("src/retry.rs"),
+        &format!(
+            "use std::fmt;\n\n{}",
+            RETRY.replace("attempts * 2", "attempts * 3")
+        ),
+    );
+    let t2 = turn(&engine, &mut session, "parse settings table").await;
+    let resent = t2
+        .sent
+        .iter()
+        .find(|s| s.frame.frame_id.starts_with("src/retry.rs#"))
+        .unwrap_or_else(|| panic!("the changed held frame is resent: {:?}", t2.sent));
+    assert!(
+        resent.label.starts_with("src/retry.rs:L3-6 "),
+        "{}",
+        resent.label
+    );
+    assert_eq!(
+        resent.why,
+        SendReason::Changed {
+            replaces: before.clone()
+        }
+    );
+    let block = block_of(&t2.prompt, &resent.label).expect("block under the new label");
+    assert!(block.contains("attempts * 3"), "{block}");
+    assert!(
+        t2.notes.contains(&format!(
+            "\"{}\" replaces the earlier \"{before}\"",
+            resent.label
+        )),
+        "{}",
+        t2.notes
+    );
+    engine.shutdown().await;
+}
