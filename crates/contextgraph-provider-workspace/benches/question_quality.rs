@@ -110,6 +110,9 @@ fn main() {
     let texts = load_texts(&root);
     let options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
+        // `CGP_RANK_SIGNALS_OFF=question_semantic` (or any other step)
+        // measures what a ranking step is worth on this set too.
+        rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
         ..WorkspaceOptions::default()
     };
     let (provider, _) = WorkspaceProvider::open(&root, options).expect("open the code base");

@@ -46,6 +46,7 @@ fn without(step: &str) -> RerankSignals {
         "file_name" => s.file_name = false,
         "test_files" => s.test_files = false,
         "code_goals" => s.code_goals = false,
+        "question_semantic" => s.question_semantic = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -469,5 +470,46 @@ fn a_focused_file_beats_a_hub_file_that_matches_in_a_few_of_many_chunks() {
         "src/engine.rs",
         "without file focus the hub's summed score wins: {:?}",
         files(&off, goal)
+    );
+}
+
+/// A question whose answer shares one word with it (`server`) in a longer
+/// comment, against a three-word comment holding the same word: lexically
+/// the short one wins, and the fused chunk-level semantic score alone does
+/// not overturn it. The question-semantics step lifts the file the model
+/// places nearest the question (the reconnect logic) as a whole; the same
+/// goal written as a description of code is left to the chunk scores.
+#[test]
+fn a_question_gets_the_file_nearest_it_in_meaning_first() {
+    let f = Fixture::empty();
+    f.write(
+        "src/backoff.rs",
+        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
+    );
+    f.write(
+        "src/colour.rs",
+        "/// A server pixel.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}\n",
+    );
+    let question = "how do we try again later when the server does not answer?";
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, question)[0],
+        "src/backoff.rs",
+        "{:?}",
+        files(&on, question)
+    );
+    let description = "try again later when the server does not answer";
+    assert_eq!(
+        files(&on, description)[0],
+        "src/colour.rs",
+        "a description of code is not lifted: {:?}",
+        files(&on, description)
+    );
+    let off = open_with(&f, without("question_semantic"));
+    assert_eq!(
+        files(&off, question)[0],
+        "src/colour.rs",
+        "without the step the short comment's lexical lead stands: {:?}",
+        files(&off, question)
     );
 }
