@@ -375,6 +375,7 @@ pub fn search_with_signals(
                 slot,
                 score: raw,
                 phrase: phrase_hits.contains(&slot),
+                semantic: semantic_top.get(&slot).copied().unwrap_or(0.0),
             }
         })
         .collect();

@@ -47,6 +47,8 @@ fn without(step: &str) -> RerankSignals {
         "test_files" => s.test_files = false,
         "code_goals" => s.code_goals = false,
         "floor" => s.floor = false,
+        "question_semantic" => s.question_semantic = false,
+        "question_agreement" => s.question_agreement = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -504,5 +506,89 @@ fn a_file_far_below_the_best_is_left_out_not_used_to_fill_the_budget() {
     assert!(
         served.contains(&"widgets.rs".to_owned()),
         "without the floor the weak match fills the answer: {served:?}"
+    );
+}
+
+/// The reconnect logic the model places nearest a question about retrying,
+/// and a short comment that holds the question's one shared word
+/// (`server`) `repeats` times: lexically the comment wins.
+fn near_in_meaning_fixture(repeats: usize) -> Fixture {
+    let f = Fixture::empty();
+    f.write(
+        "src/backoff.rs",
+        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
+    );
+    let comment = vec!["server"; repeats].join(", ");
+    f.write(
+        "src/colour.rs",
+        &format!("/// A {comment} pixel.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {{\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}}\n"),
+    );
+    f
+}
+
+const RETRY_QUESTION: &str = "how do we try again later when the server does not answer?";
+
+/// With one `server` in the short comment, the fused chunk-level semantic
+/// score alone does not overturn its lexical lead; the question-semantics
+/// step lifts the file the model places nearest the question as a whole.
+/// The same goal written as a description of code is left to the chunk
+/// scores. (Question agreement, step 7, is off on both sides: it would lift
+/// the same file.)
+#[test]
+fn a_question_gets_the_file_nearest_it_in_meaning_first() {
+    let f = near_in_meaning_fixture(1);
+    let base = RerankSignals {
+        question_agreement: false,
+        ..RerankSignals::default()
+    };
+    let on = open_with(&f, base);
+    assert_eq!(
+        files(&on, RETRY_QUESTION)[0],
+        "src/backoff.rs",
+        "{:?}",
+        files(&on, RETRY_QUESTION)
+    );
+    let description = "try again later when the server does not answer";
+    assert_eq!(
+        files(&on, description)[0],
+        "src/colour.rs",
+        "a description of code is not lifted: {:?}",
+        files(&on, description)
+    );
+    let off = open_with(
+        &f,
+        RerankSignals {
+            question_semantic: false,
+            ..base
+        },
+    );
+    assert_eq!(
+        files(&off, RETRY_QUESTION)[0],
+        "src/colour.rs",
+        "without the step the short comment's lexical lead stands: {:?}",
+        files(&off, RETRY_QUESTION)
+    );
+}
+
+/// With `server` twice in the short comment, its lead is larger than the
+/// question-semantics lift; the reconnect file is both about the
+/// question's words throughout (its coherence share) and the nearest in
+/// meaning, and question agreement, which needs both, puts it first.
+#[test]
+fn a_question_gets_the_file_both_kinds_of_evidence_agree_on_first() {
+    let f = near_in_meaning_fixture(2);
+    let on = open_with(&f, RerankSignals::default());
+    assert_eq!(
+        files(&on, RETRY_QUESTION)[0],
+        "src/backoff.rs",
+        "{:?}",
+        files(&on, RETRY_QUESTION)
+    );
+    let off = open_with(&f, without("question_agreement"));
+    assert_eq!(
+        files(&off, RETRY_QUESTION)[0],
+        "src/colour.rs",
+        "question semantics alone does not overturn the comment's lead: {:?}",
+        files(&off, RETRY_QUESTION)
     );
 }
