@@ -39,6 +39,17 @@ async fn turn(engine: &Engine, session: &mut Session, goal: &str) -> SessionTurn
     t
 }
 
+/// An engine on `ws` and a session whose first turn ("retry backoff") was
+/// sent `src/retry.rs`'s function at lines 1-4, with that frame's label.
+async fn retry_turn(ws: &Path) -> (Engine, Session, String) {
+    let engine = Engine::start(&Config::default(), ws).await.unwrap();
+    let mut session = Session::new();
+    let t1 = turn(&engine, &mut session, "retry backoff").await;
+    let label = retry_label(&t1);
+    assert!(label.starts_with("src/retry.rs:L1-4 "), "{label}");
+    (engine, session, label)
+}
+
 fn retry_label(t: &SessionTurn) -> String {
     t.citations
         .iter()
@@ -159,11 +170,7 @@ fn write(path: &Path, text: &str) {
 async fn a_frame_whose_lines_moved_is_relabelled_not_resent() {
     let f = Fixture::new();
     let ws = f.ws();
-    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
-    let mut session = Session::new();
-    let t1 = turn(&engine, &mut session, "retry backoff").await;
-    let before = retry_label(&t1);
-    assert!(before.starts_with("src/retry.rs:L1-4 "), "{before}");
+    let (engine, mut session, before) = retry_turn(&ws).await;
 
     write(
         &ws.join("src/retry.rs"),
@@ -209,11 +216,7 @@ async fn a_changed_frame_resent_outside_the_answer_carries_its_current_label() {
         &ws.join("src/config.rs"),
         "/// Parses the settings file into a table of options.\npub fn parse_settings_table(text: &str) -> usize {\n    text.lines().count()\n}\n",
     );
-    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
-    let mut session = Session::new();
-    let t1 = turn(&engine, &mut session, "retry backoff").await;
-    let before = retry_label(&t1);
-    assert!(before.starts_with("src/retry.rs:L1-4 "), "{before}");
+    let (engine, mut session, before) = retry_turn(&ws).await;
 
     // Two lines above it and a changed body.
     write(
