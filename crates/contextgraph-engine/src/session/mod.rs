@@ -16,7 +16,12 @@
 //!   the same digest, is listed by label only ("already in context,
 //!   unchanged"), not sent; when its label changed meanwhile (an edit above
 //!   it moved its lines), it is listed as moved, old label to new, so the
-//!   model never cites lines that now hold something else;
+//!   model never cites lines that now hold something else. A valid held
+//!   frame outside the answer is listed as moved too when a provider served
+//!   it this turn under a new label, or when its resource (its first
+//!   provenance URI) is one this turn shows changed and asking its goal
+//!   again finds it relabelled (within [`MAX_REQUERY_GOALS`], after
+//!   re-checks);
 //! - a frame that changed is sent in full with a note naming the earlier
 //!   label it replaces; one that could not be confirmed is sent in full
 //!   again; one that is gone, or could not be confirmed and cannot be sent
@@ -139,13 +144,15 @@ pub struct SessionTurn {
     pub sent: Vec<SentFrame>,
     /// Frames of this goal's answer the model already holds, unchanged.
     pub unchanged: Vec<LabelledFrame>,
-    /// Frames of this goal's answer the model already holds, unchanged in
-    /// content but cited by a new label (their lines moved).
+    /// Frames the model already holds, unchanged in content but cited by a
+    /// new label (their lines moved): of this goal's answer, or held from
+    /// an earlier goal and served by a provider this turn.
     pub moved: Vec<MovedFrame>,
     /// Held frames that are no longer current.
     pub withdrawn: Vec<LabelledFrame>,
-    /// Every frame of this turn's evidence (sent or already held) with its
-    /// session label and provenance, in prompt order then held order.
+    /// Every frame of this turn's evidence (sent or already held) and every
+    /// held frame relabelled this turn, with its session label and
+    /// provenance, in prompt order then held order.
     #[serde(skip)]
     pub citations: Vec<Citation>,
     /// UR1 for this call: the frames it sent, with their costs.
@@ -234,6 +241,18 @@ fn accepted<'a>(outcomes: &'a [ComposeOutcome], key: &Key) -> Option<&'a Context
         })
 }
 
+/// A held frame, unchanged (same digest, confirmed `valid`), that its
+/// provider now cites differently.
+struct Moved<'a> {
+    held: &'a HeldFrame,
+    /// The label it is cited by now (made unique before use).
+    label: String,
+    provenance: Vec<contextgraph_types::Provenance>,
+    /// Part of this goal's evidence (counted as reused), or a held frame
+    /// outside it that a provider served this turn under a new label.
+    in_answer: bool,
+}
+
 /// A frame to send, before labels and bytes.
 struct Candidate<'a> {
     frame: &'a ContextFrame,
@@ -299,8 +318,8 @@ impl Engine {
 
         // This goal's evidence, against what is held.
         let mut unchanged: Vec<&HeldFrame> = Vec::new();
-        // Held, unchanged, but cited differently now: (held, label wanted now).
-        let mut moved: Vec<(&HeldFrame, String)> = Vec::new();
+        // Held, unchanged, but cited differently now.
+        let mut moved: Vec<Moved<'_>> = Vec::new();
         let mut candidates: Vec<Candidate<'_>> = Vec::new();
         let mut covered: BTreeSet<Key> = BTreeSet::new();
         for c in &answer.composition.citations {
@@ -319,7 +338,12 @@ impl Engine {
                             if same_label(&h.label, &c.label) {
                                 unchanged.push(h);
                             } else {
-                                moved.push((h, c.label.clone()));
+                                moved.push(Moved {
+                                    held: h,
+                                    label: c.label.clone(),
+                                    provenance: c.provenance.clone(),
+                                    in_answer: true,
+                                });
                             }
                             continue;
                         }
@@ -358,7 +382,15 @@ impl Engine {
                 continue;
             }
             match checks.get(key) {
-                Some(Check::Valid) => kept.push(h),
+                // Still valid; but when a provider served it this turn
+                // under another label (an edit above it moved its lines),
+                // the model is told, so it does not cite the old lines.
+                Some(Check::Valid) => {
+                    match accepted(&answer.outcomes, key).and_then(|f| relabelled(h, f, &key.0)) {
+                        Some(m) => moved.push(m),
+                        None => kept.push(h),
+                    }
+                }
                 Some(Check::Evicted(EvictionReason::Gone)) => {
                     withdrawn.push((h, why(&EvictionReason::Gone)))
                 }
@@ -366,17 +398,35 @@ impl Engine {
                 None => recheck.push((h, "it could not be confirmed".into())),
             }
         }
-        let mut goals: Vec<(&str, u64)> = Vec::new();
-        for (h, _) in &recheck {
-            if accepted(&answer.outcomes, &key_of(&h.frame)).is_some() {
-                continue;
-            }
-            match goals.iter_mut().find(|(g, _)| *g == h.goal) {
-                Some((_, t)) => *t = (*t).max(h.turn),
-                None => goals.push((h.goal.as_str(), h.turn)),
+        // Resources this turn shows changed (a held frame of them is stale,
+        // gone or moved, or was sent again changed): the other valid held
+        // frames of such a resource may have moved without changing, so
+        // their labels are checked by asking their goals again, within the
+        // same bound as re-checks and after them.
+        let mut touched: BTreeSet<&str> = BTreeSet::new();
+        for (key, h) in &held {
+            let changed = matches!(
+                checks.get(key),
+                Some(Check::Evicted(
+                    EvictionReason::Stale { .. } | EvictionReason::Gone
+                ))
+            ) || moved.iter().any(|m| m.held.frame == h.frame)
+                || candidates
+                    .iter()
+                    .any(|c| key_of(&c.id) == *key && matches!(c.why, SendReason::Changed { .. }));
+            if let (true, Some(uri)) = (changed, h.uri.as_deref()) {
+                touched.insert(uri);
             }
         }
-        goals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let (unsure, kept): (Vec<&HeldFrame>, Vec<&HeldFrame>) = kept
+            .into_iter()
+            .partition(|h| h.uri.as_deref().is_some_and(|u| touched.contains(u)));
+        let mut goals = goals_to_ask(recheck.iter().map(|(h, _)| *h), &answer.outcomes);
+        for g in goals_to_ask(unsure.iter().copied(), &answer.outcomes) {
+            if !goals.iter().any(|(have, _)| *have == g.0) {
+                goals.push(g);
+            }
+        }
         goals.truncate(MAX_REQUERY_GOALS);
         let mut requeried: Vec<ContextAnswer> = Vec::new();
         for (goal, _) in &goals {
@@ -394,6 +444,19 @@ impl Engine {
             // A failed re-query leaves its frames unconfirmed: withdrawn below.
             if let Ok(a) = self.context(&again).await {
                 requeried.push(a);
+            }
+        }
+        // A frame whose resource changed, found again: moved or not.
+        let mut kept = kept;
+        for h in unsure {
+            let key = key_of(&h.frame);
+            match requeried
+                .iter()
+                .find_map(|a| accepted(&a.outcomes, &key))
+                .and_then(|f| relabelled(h, f, &key.0))
+            {
+                Some(m) => moved.push(m),
+                None => kept.push(h),
             }
         }
         for (h, detail) in recheck {
@@ -446,13 +509,13 @@ impl Engine {
         for h in unchanged.iter().chain(kept.iter()) {
             taken.insert(h.label.clone(), key_of(&h.frame));
         }
-        let moved: Vec<(&HeldFrame, String)> = moved
+        let moved: Vec<Moved<'_>> = moved
             .into_iter()
-            .map(|(h, wanted)| {
-                let key = key_of(&h.frame);
-                let label = free_label(&wanted, &key, &taken);
+            .map(|m| {
+                let key = key_of(&m.held.frame);
+                let label = free_label(&m.label, &key, &taken);
                 taken.insert(label.clone(), key);
-                (h, label)
+                Moved { label, ..m }
             })
             .collect();
         let mut labels: Vec<String> = Vec::with_capacity(candidates.len());
@@ -560,9 +623,9 @@ impl Engine {
             .iter()
             .chain(kept.iter())
             .map(|h| (*h).clone())
-            .chain(moved.iter().map(|(h, label)| HeldFrame {
-                label: label.clone(),
-                ..(*h).clone()
+            .chain(moved.iter().map(|m| HeldFrame {
+                label: m.label.clone(),
+                ..m.held.clone()
             }))
             .collect();
         let mut served: BTreeMap<String, Vec<ServedFrame>> = BTreeMap::new();
@@ -586,6 +649,12 @@ impl Engine {
                 tokens,
                 goal: contextgraph_types::display_text::bounded(&c.goal, state::MAX_TEXT_BYTES / 4),
                 turn: turn_no,
+                // Kept only whole: a cut URI would name another resource.
+                uri: c
+                    .provenance
+                    .iter()
+                    .find_map(|p| p.uri.clone())
+                    .filter(|u| u.len() <= state::MAX_TEXT_BYTES),
             });
             served
                 .entry(c.id.provider_id.clone())
@@ -618,11 +687,11 @@ impl Engine {
                 merged: Vec::new(),
             });
         }
-        for (h, label) in &moved {
+        for m in &moved {
             citations.push(Citation {
-                label: label.clone(),
-                frame: h.frame.clone(),
-                provenance: provenance_of(h),
+                label: m.label.clone(),
+                frame: m.held.frame.clone(),
+                provenance: m.provenance.clone(),
                 merged: Vec::new(),
             });
         }
@@ -642,11 +711,14 @@ impl Engine {
             tokens_saved: unchanged
                 .iter()
                 .copied()
-                .chain(moved.iter().map(|(h, _)| *h))
+                .chain(moved.iter().filter(|m| m.in_answer).map(|m| m.held))
                 .map(|h| h.tokens)
                 .sum(),
             frames_sent: u64::try_from(sent.len()).unwrap_or(u64::MAX),
-            frames_reused: u64::try_from(unchanged.len() + moved.len()).unwrap_or(u64::MAX),
+            frames_reused: u64::try_from(
+                unchanged.len() + moved.iter().filter(|m| m.in_answer).count(),
+            )
+            .unwrap_or(u64::MAX),
             frames_revalidated: revalidated,
             frames_withdrawn: u64::try_from(withdrawn.len()).unwrap_or(u64::MAX),
         };
@@ -667,10 +739,10 @@ impl Engine {
             unchanged: unchanged.iter().map(|h| labelled(h, None)).collect(),
             moved: moved
                 .iter()
-                .map(|(h, label)| MovedFrame {
-                    label: label.clone(),
-                    previous: h.label.clone(),
-                    frame: h.frame.clone(),
+                .map(|m| MovedFrame {
+                    label: m.label.clone(),
+                    previous: m.held.label.clone(),
+                    frame: m.held.frame.clone(),
                 })
                 .collect(),
             withdrawn: withdrawn
@@ -688,6 +760,47 @@ impl Engine {
             next,
         })
     }
+}
+
+/// The goals to ask again for `frames` (those this turn's answer did not
+/// already serve), each once, latest turn first.
+fn goals_to_ask<'h>(
+    frames: impl Iterator<Item = &'h HeldFrame>,
+    served: &[ComposeOutcome],
+) -> Vec<(&'h str, u64)> {
+    let mut goals: Vec<(&str, u64)> = Vec::new();
+    for h in frames {
+        if accepted(served, &key_of(&h.frame)).is_some() {
+            continue;
+        }
+        match goals.iter_mut().find(|(g, _)| *g == h.goal) {
+            Some((_, t)) => *t = (*t).max(h.turn),
+            None => goals.push((h.goal.as_str(), h.turn)),
+        }
+    }
+    goals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    goals
+}
+
+/// `h` as moved, when `frame` (its provider's current version of it) has
+/// the same bytes under another label; `None` when the label is the same
+/// or the bytes differ (then `verify`, not the label, decides).
+fn relabelled<'a>(h: &'a HeldFrame, frame: &ContextFrame, provider: &str) -> Option<Moved<'a>> {
+    if h.frame.content_digest.is_none() || frame.content_digest != h.frame.content_digest {
+        return None;
+    }
+    let label = contextgraph_compose::raw_label(
+        frame.citation_label.as_deref(),
+        &frame.title,
+        &frame.id,
+        provider,
+    );
+    (!same_label(&h.label, label)).then(|| Moved {
+        held: h,
+        label: label.to_owned(),
+        provenance: frame.provenance.clone(),
+        in_answer: false,
+    })
 }
 
 /// Whether `held` (a label given by [`free_label`]) is still the label a
@@ -719,7 +832,7 @@ fn notes(
     labels: &[String],
     included: &[bool],
     unchanged: &[&HeldFrame],
-    moved: &[(&HeldFrame, String)],
+    moved: &[Moved<'_>],
     withdrawn: &[(&HeldFrame, String)],
 ) -> String {
     let mut n = Notes {
@@ -744,7 +857,7 @@ fn notes(
     n.unchanged.sort();
     n.moved = moved
         .iter()
-        .map(|(h, label)| (label.clone(), h.label.clone()))
+        .map(|m| (m.label.clone(), m.held.label.clone()))
         .collect();
     n.moved.sort();
     let mut w: Vec<(String, String)> = withdrawn

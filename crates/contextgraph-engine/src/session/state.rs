@@ -45,6 +45,13 @@ pub struct HeldFrame {
     pub goal: String,
     /// The turn it was sent in (1-based).
     pub turn: u64,
+    /// The resource its first provenance entry names (a file URI for the
+    /// workspace provider), when it names one: when this turn shows that
+    /// resource changed, the frame may have moved even though its bytes
+    /// are still `valid`, so its label is checked again. Absent in
+    /// sessions stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
 }
 
 /// Cumulative figures of a session.
@@ -270,10 +277,14 @@ impl Session {
                     ));
                 }
             }
-            if h.label.is_empty() || h.label.len() > MAX_TEXT_BYTES || h.goal.len() > MAX_TEXT_BYTES
+            if h.label.is_empty()
+                || h.label.len() > MAX_TEXT_BYTES
+                || h.goal.len() > MAX_TEXT_BYTES
+                || h.uri.as_ref().is_some_and(|u| u.len() > MAX_TEXT_BYTES)
             {
                 return invalid(
-                    "a held frame has an empty or oversized label, or an oversized goal".into(),
+                    "a held frame has an empty or oversized label, or an oversized goal or uri"
+                        .into(),
                 );
             }
             if h.turn == 0 || h.turn > self.turn {
@@ -315,6 +326,7 @@ mod tests {
             tokens: 10,
             goal: "g".into(),
             turn,
+            uri: None,
         }
     }
 
@@ -333,10 +345,20 @@ mod tests {
 
     #[test]
     fn a_valid_session_round_trips() {
-        let bytes = with(vec![held("a", "A", 1), held("b", "B", 2)], Some("7c15"));
+        let mut with_uri = held("b", "B", 2);
+        with_uri.uri = Some("file:///ws/src/b.rs".into());
+        let bytes = with(vec![held("a", "A", 1), with_uri], Some("7c15"));
         let s = Session::from_json(&bytes).unwrap();
         assert_eq!(s.to_json(), bytes);
         assert_eq!(s.held().len(), 2);
+        assert_eq!(s.held()[1].uri.as_deref(), Some("file:///ws/src/b.rs"));
+        // A session stored before the uri was kept reads as one without it.
+        let older = String::from_utf8(with(vec![held("a", "A", 1)], None)).unwrap();
+        assert!(!older.contains("\"uri\""));
+        assert_eq!(
+            Session::from_json(older.as_bytes()).unwrap().held()[0].uri,
+            None
+        );
     }
 
     #[test]
@@ -355,6 +377,9 @@ mod tests {
         invalid(with(vec![held("a", "", 1)], None));
         invalid(with(vec![], Some("XYZ1")));
         invalid(with(vec![], Some("7c15</frame")));
+        let mut long_uri = held("a", "A", 1);
+        long_uri.uri = Some(format!("file:///{}", "x".repeat(MAX_TEXT_BYTES)));
+        invalid(with(vec![long_uri], None));
         let mut bad_digest = held("a", "A", 1);
         bad_digest.frame.content_digest = Some("sha256:abc".into());
         invalid(with(vec![bad_digest], None));

@@ -255,3 +255,73 @@ async fn a_changed_frame_resent_outside_the_answer_carries_its_current_label() {
     );
     engine.shutdown().await;
 }
+
+/// A held frame outside this turn's answer whose bytes are still valid but
+/// whose lines moved (an edit above it, in a file this turn shows changed)
+/// is found again by its own goal and listed as moved: the model is never
+/// left citing lines that now hold other text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_held_frame_outside_the_answer_whose_lines_moved_is_relabelled() {
+    const JITTER: &str = "/// Adds random jitter to a delay.\npub fn jitter_delay(delay_ms: u64, seed: u64) -> u64 {\n    delay_ms + seed % 7\n}\n";
+    let f = Fixture::new();
+    let ws = f.ws();
+    write(&ws.join("src/retry.rs"), &format!("{RETRY}\n{JITTER}"));
+    write(
+        &ws.join("src/config.rs"),
+        "/// Parses the settings file into a table of options.\npub fn parse_settings_table(text: &str) -> usize {\n    text.lines().count()\n}\n",
+    );
+    let engine = Engine::start(&Config::default(), &ws).await.unwrap();
+    let mut session = Session::new();
+    let jitter_of = |t: &SessionTurn| {
+        t.citations
+            .iter()
+            .find(|c| c.frame.frame_id.ends_with("jitter_delay"))
+            .map(|c| c.label.clone())
+    };
+    let t1 = turn(&engine, &mut session, "random jitter delay seed").await;
+    let before = jitter_of(&t1).expect("jitter sent");
+    assert!(before.starts_with("src/retry.rs:L6-9 "), "{before}");
+    let t2 = turn(&engine, &mut session, "retry backoff").await;
+    assert!(retry_label(&t2).starts_with("src/retry.rs:L1-4 "));
+
+    // The function above it grows by a line: jitter_delay's bytes are the
+    // same, one line lower.
+    write(
+        &ws.join("src/retry.rs"),
+        &format!(
+            "{}\n{JITTER}",
+            RETRY.replace(
+                "attempts * 2\n",
+                "let doubled = attempts * 2;\n    doubled\n"
+            )
+        ),
+    );
+    let t3 = turn(&engine, &mut session, "parse settings table").await;
+    let moved = t3
+        .moved
+        .iter()
+        .find(|m| m.previous == before)
+        .unwrap_or_else(|| panic!("jitter_delay relabelled: {}", t3.notes));
+    assert!(
+        moved.label.starts_with("src/retry.rs:L7-10 "),
+        "{}",
+        moved.label
+    );
+    assert!(t3
+        .sent
+        .iter()
+        .all(|s| !s.frame.frame_id.ends_with("jitter_delay")));
+    assert!(t3
+        .notes
+        .contains(&format!("\"{before}\" is now \"{}\"", moved.label)));
+    // Outside this goal's evidence: not counted as reuse for this goal.
+    assert_eq!(t3.figures.frames_reused, t3.unchanged.len() as u64);
+    // From now on it is held under its new label.
+    let t4 = turn(&engine, &mut session, "random jitter delay seed").await;
+    assert!(
+        t4.unchanged.iter().any(|u| u.label == moved.label),
+        "{}",
+        t4.notes
+    );
+    engine.shutdown().await;
+}
