@@ -129,6 +129,9 @@ pub struct RerankSignals {
     pub code_goals: bool,
     /// The semantic signal (static embeddings) fused with the lexical score.
     pub semantic: bool,
+    /// The semantic signal weighs more for a prose goal whose words the best
+    /// lexical matches lack (`rank::W_SEMANTIC_UNCOVERED`).
+    pub semantic_uncovered: bool,
 }
 
 impl Default for RerankSignals {
@@ -143,6 +146,7 @@ impl Default for RerankSignals {
             test_files: true,
             code_goals: true,
             semantic: true,
+            semantic_uncovered: true,
         }
     }
 }
@@ -159,10 +163,11 @@ impl RerankSignals {
         test_files: false,
         code_goals: false,
         semantic: false,
+        semantic_uncovered: false,
     };
 
     /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
-    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals`)
+    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered`)
     /// switched off. Read by the
     /// benchmark's ablation runs; unset means all on.
     pub fn from_env() -> RerankSignals {
@@ -179,6 +184,7 @@ impl RerankSignals {
                     "test_files" => s.test_files = false,
                     "code_goals" => s.code_goals = false,
                     "semantic" => s.semantic = false,
+                    "semantic_uncovered" => s.semantic_uncovered = false,
                     "all" => s = RerankSignals::NONE,
                     _ => {}
                 }
