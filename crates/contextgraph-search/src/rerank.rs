@@ -132,6 +132,9 @@ pub struct RerankSignals {
     /// The semantic signal weighs more for a prose goal whose words the best
     /// lexical matches lack (`rank::W_SEMANTIC_UNCOVERED`).
     pub semantic_uncovered: bool,
+    /// A question's semantic score blends in the chunk's whole file
+    /// (`semantic::QUESTION_FILE_SHARE`).
+    pub semantic_files: bool,
 }
 
 impl Default for RerankSignals {
@@ -147,6 +150,7 @@ impl Default for RerankSignals {
             code_goals: true,
             semantic: true,
             semantic_uncovered: true,
+            semantic_files: true,
         }
     }
 }
@@ -164,10 +168,11 @@ impl RerankSignals {
         code_goals: false,
         semantic: false,
         semantic_uncovered: false,
+        semantic_files: false,
     };
 
     /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
-    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered`)
+    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files`)
     /// switched off. Read by the
     /// benchmark's ablation runs; unset means all on.
     pub fn from_env() -> RerankSignals {
@@ -185,6 +190,7 @@ impl RerankSignals {
                     "code_goals" => s.code_goals = false,
                     "semantic" => s.semantic = false,
                     "semantic_uncovered" => s.semantic_uncovered = false,
+                    "semantic_files" => s.semantic_files = false,
                     "all" => s = RerankSignals::NONE,
                     _ => {}
                 }
