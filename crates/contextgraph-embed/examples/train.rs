@@ -4,7 +4,7 @@
 //! cargo run --release -p contextgraph-embed --example train -- \
 //!     --source ~/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f \
 //!     --exclude-file bench-packages.txt \
-//!     --out crates/contextgraph-embed/model/code-static-v1.safetensors \
+//!     --out crates/contextgraph-embed/model/code-static-v2.safetensors \
 //!     --corpus crates/contextgraph-embed/CORPUS.md
 //! ```
 //!
@@ -95,6 +95,9 @@ fn parse_args() -> Result<Args, String> {
             "--dim" => args.config.dim = number(&flag, &value()?)?,
             "--window" => args.config.window = number(&flag, &value()?)?,
             "--uniform" => args.config.harmonic = false,
+            "--align" => args.config.align_weight = number(&flag, &value()?)?,
+            "--alpha" => args.config.alpha = number(&flag, &value()?)?,
+            "--eig-power" => args.config.eig_power = number(&flag, &value()?)?,
             "--min-groups" => args.config.min_groups = number(&flag, &value()?)?,
             other => return Err(format!("unknown argument {other}")),
         }
@@ -378,7 +381,7 @@ fn main() -> ExitCode {
     let trained = train(
         || docs.iter().map(|(g, t)| (g.as_str(), t.as_str())),
         &args.config,
-        "code-static-v1",
+        "code-static-v2",
     );
     let r = &trained.report;
     eprintln!(

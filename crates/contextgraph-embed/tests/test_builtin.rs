@@ -13,8 +13,8 @@ fn model() -> &'static StaticModel {
 #[test]
 fn the_builtin_model_loads_with_its_documented_shape() {
     let m = model();
-    assert_eq!(m.name(), "code-static-v1");
-    assert_eq!(m.dim(), 96);
+    assert_eq!(m.name(), "code-static-v2");
+    assert_eq!(m.dim(), 128);
     assert!(m.vocab_len() > 15_000, "vocab {}", m.vocab_len());
     assert!(m.file().starts_with("built-in model"));
     assert_eq!(m.fingerprint().len(), 32);

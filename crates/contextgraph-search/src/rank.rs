@@ -76,6 +76,23 @@ const MAX_LEXICAL_CANDIDATES: usize = 2000;
 /// (where the name carries the query and the model adds little).
 const W_SEMANTIC: f32 = 0.1;
 const W_SEMANTIC_IDENTIFIER: f32 = 0.05;
+/// Extra weight of the semantic signal for a prose goal, times the share of
+/// the goal's words (those the workspace holds) that even the best lexical
+/// matches lack: where the
+/// code says in other words what the goal says ("limit how often a
+/// callback can fire" for `throttle`), BM25 has little to go on and the
+/// model is the better guide; where a chunk holds every goal word, the
+/// model's neighbours mostly displace it. On the retrieval benchmark's
+/// tuning half, with the shipped doc-comment-aligned model (v2): 0.864
+/// NDCG@10 against 0.860 without it (held-out 0.850 against 0.847); with a
+/// 192-dimensional sibling 0.2 / 0.3 / 0.4 / 0.8 gave 0.865 / 0.864 /
+/// 0.864 / 0.859. With the previous model (v1) it did not pay (0.860 at
+/// 0.3), and with v1's recipe on the same corpus it lost (0.857 / 0.855 at
+/// 0.2 / 0.4): the weight is worth what the model is.
+const W_SEMANTIC_UNCOVERED: f32 = 0.3;
+/// Best lexical matches whose coverage of the goal's words is read for
+/// `W_SEMANTIC_UNCOVERED`.
+const COVERAGE_CANDIDATES: usize = 20;
 /// Best semantic matches considered (as candidates and for the signal).
 const SEMANTIC_CANDIDATES: usize = 30;
 
@@ -249,6 +266,13 @@ pub fn search_with_signals(
     } else {
         HashSet::new()
     };
+    // The largest share of the goal's words one of the best matches holds.
+    let best_coverage = touched
+        .iter()
+        .take(COVERAGE_CANDIDATES)
+        .map(|&s| hits[s as usize].count_ones() as f32 / query_terms)
+        .fold(0.0f32, f32::max)
+        .min(1.0);
     drop(acc);
     drop(hits);
 
@@ -282,6 +306,8 @@ pub fn search_with_signals(
         0.0
     } else if shape.identifier {
         W_SEMANTIC_IDENTIFIER
+    } else if signals.semantic_uncovered {
+        W_SEMANTIC + W_SEMANTIC_UNCOVERED * (1.0 - best_coverage)
     } else {
         W_SEMANTIC
     };

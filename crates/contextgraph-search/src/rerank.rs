@@ -171,6 +171,12 @@ pub struct RerankSignals {
     /// Step 7: a question's files lifted by their coherence share times
     /// their best semantic score (`QUESTION_AGREEMENT_SHARE`, 0.4).
     pub question_agreement: bool,
+    /// The semantic signal weighs more for a prose goal whose words the best
+    /// lexical matches lack (`rank::W_SEMANTIC_UNCOVERED`).
+    pub semantic_uncovered: bool,
+    /// A question's semantic score blends in the chunk's whole file
+    /// (`semantic::QUESTION_FILE_SHARE`).
+    pub semantic_files: bool,
 }
 
 impl Default for RerankSignals {
@@ -188,6 +194,8 @@ impl Default for RerankSignals {
             floor: true,
             question_semantic: true,
             question_agreement: true,
+            semantic_uncovered: true,
+            semantic_files: true,
         }
     }
 }
@@ -207,10 +215,12 @@ impl RerankSignals {
         floor: false,
         question_semantic: false,
         question_agreement: false,
+        semantic_uncovered: false,
+        semantic_files: false,
     };
 
     /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
-    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,floor,question_semantic,question_agreement`)
+    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files,question_semantic,question_agreement,floor`)
     /// switched off. Read by the
     /// benchmark's ablation runs; unset means all on.
     pub fn from_env() -> RerankSignals {
@@ -230,6 +240,8 @@ impl RerankSignals {
                     "floor" => s.floor = false,
                     "question_semantic" => s.question_semantic = false,
                     "question_agreement" => s.question_agreement = false,
+                    "semantic_uncovered" => s.semantic_uncovered = false,
+                    "semantic_files" => s.semantic_files = false,
                     "all" => s = RerankSignals::NONE,
                     _ => {}
                 }

@@ -2,6 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::align::{for_each_aligned_pair, LineClassifier, LineKind};
 use super::vocab::Vocab;
 use crate::tokenize::for_each_token;
 
@@ -19,6 +20,11 @@ pub struct Cooccurrence {
     last_chunk: Vec<u64>,
     chunks: u64,
     ids: Vec<u32>,
+    /// Weight of doc-comment ↔ documented-code pairs (0: none); see
+    /// [`super::align`].
+    align_weight: f32,
+    /// Each line's kind and token range in `ids`, for alignment.
+    lines: Vec<(LineKind, usize, usize)>,
 }
 
 impl Cooccurrence {
@@ -35,7 +41,17 @@ impl Cooccurrence {
             last_chunk: vec![u64::MAX; vocab_len],
             chunks: 0,
             ids: Vec::new(),
+            align_weight: 0.0,
+            lines: Vec::new(),
         }
+    }
+
+    /// Also pairs each doc comment's words with the code it documents,
+    /// each pair weighing `weight / sqrt(code tokens)` (see
+    /// [`super::align`]); 0 turns it off.
+    pub fn with_alignment(mut self, weight: f32) -> Self {
+        self.align_weight = weight.max(0.0);
+        self
     }
 
     /// Counts one document. Tokens outside the vocabulary are skipped
@@ -43,7 +59,10 @@ impl Cooccurrence {
     /// not cross documents.
     pub fn add(&mut self, text: &str, vocab: &Vocab) {
         self.ids.clear();
+        self.lines.clear();
+        let mut classifier = LineClassifier::default();
         for (n, line) in text.lines().enumerate() {
+            let start = self.ids.len();
             if n.is_multiple_of(self.chunk_lines) {
                 self.chunks += 1;
             }
@@ -58,6 +77,10 @@ impl Cooccurrence {
                     }
                 }
             });
+            if self.align_weight > 0.0 {
+                let kind = classifier.classify(line);
+                self.lines.push((kind, start, self.ids.len()));
+            }
         }
         for (i, &a) in self.ids.iter().enumerate() {
             for (d, &b) in self.ids[i + 1..].iter().take(self.window).enumerate() {
@@ -72,6 +95,13 @@ impl Cooccurrence {
                 };
                 *self.pairs.entry(key).or_insert(0.0) += weight;
             }
+        }
+        if self.align_weight > 0.0 {
+            let pairs = &mut self.pairs;
+            for_each_aligned_pair(&self.lines, &self.ids, self.align_weight, |a, b, w| {
+                let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+                *pairs.entry(key).or_insert(0.0) += w;
+            });
         }
     }
 
@@ -134,6 +164,19 @@ mod tests {
         c.add("aa zz aa", &v);
         c.add("bb", &v);
         assert_eq!(c.pair_count(), 0);
+    }
+
+    #[test]
+    fn alignment_pairs_a_doc_comment_with_the_signature_beyond_the_window() {
+        let v = vocab(&["aa", "bb", "cc", "dd"]);
+        let text = "/// aa bb cc\nfn dd() {}";
+        let mut plain = Cooccurrence::new(v.len(), 1, 50, true);
+        plain.add(text, &v);
+        assert_eq!(plain.get(0, 3), 0.0, "aa is three tokens from dd");
+        let mut aligned = Cooccurrence::new(v.len(), 1, 50, true).with_alignment(1.0);
+        aligned.add(text, &v);
+        assert_eq!(aligned.get(0, 3), 1.0, "one code token: weight 1/sqrt(1)");
+        assert_eq!(aligned.get(0, 1), 1.0, "the window's pairs are unchanged");
     }
 
     #[test]

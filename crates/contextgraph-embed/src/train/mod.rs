@@ -17,13 +17,16 @@
 //!    one project's private names out.
 //! 2. [`Cooccurrence`]: pass two counts weighted co-occurrences within the
 //!    window and document frequencies over fixed-size line chunks (for the
-//!    pooling weights).
+//!    pooling weights), plus extra pairs between each doc comment's words
+//!    and the code it documents ([`align`], weight `align_weight`): the
+//!    prose ↔ identifier links a window only sees at the comment's end.
 //! 3. [`ppmi`]: turns counts into a sparse PPMI matrix.
 //! 4. [`randomized_svd`]: the top singular vectors by randomised subspace
 //!    iteration (Halko, Martinsson & Tropp 2011).
 //! 5. Rows `U·Σ^p` are normalised to unit length; each token's pooling weight
 //!    is its inverse chunk frequency.
 
+pub mod align;
 mod cooccur;
 mod linalg;
 mod pipeline;

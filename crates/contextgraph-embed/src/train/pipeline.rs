@@ -26,6 +26,9 @@ pub struct TrainConfig {
     /// Weight a neighbour at distance `d` by `1/d` (true) or count every
     /// neighbour in the window alike (false, more topical).
     pub harmonic: bool,
+    /// Weight of doc-comment ↔ documented-code pairs (0: off); see
+    /// [`super::align`].
+    pub align_weight: f32,
     /// Lines per chunk for the pooling weights' frequencies.
     pub chunk_lines: usize,
     /// Context-distribution smoothing exponent.
@@ -48,9 +51,10 @@ impl Default for TrainConfig {
             vocab_size: 30_000,
             min_groups: 2,
             min_count: 5,
-            dim: 96,
+            dim: 128,
             window: 8,
             harmonic: true,
+            align_weight: 3.0,
             chunk_lines: 50,
             alpha: 0.75,
             min_pair_weight: 1.0,
@@ -120,7 +124,8 @@ where
         config.window,
         config.chunk_lines,
         config.harmonic,
-    );
+    )
+    .with_alignment(config.align_weight);
     for (_, text) in docs() {
         cooc.add(text, &vocab);
     }
@@ -170,9 +175,10 @@ where
     metadata.insert(
         "training".to_string(),
         format!(
-            "PPMI+SVD: window {} ({}), alpha {}, min pair weight {}, U*S^{}, randomized SVD (oversample {}, {} power iterations, seed {}); weights ln((chunks+1)/(df+1)) over {}-line chunks; vocabulary: top {} tokens in >= {} groups, >= {} occurrences",
+            "PPMI+SVD: window {} ({}), doc-comment alignment {}, alpha {}, min pair weight {}, U*S^{}, randomized SVD (oversample {}, {} power iterations, seed {}); weights ln((chunks+1)/(df+1)) over {}-line chunks; vocabulary: top {} tokens in >= {} groups, >= {} occurrences",
             config.window,
             if config.harmonic { "1/d" } else { "uniform" },
+            config.align_weight,
             config.alpha,
             config.min_pair_weight,
             config.eig_power,

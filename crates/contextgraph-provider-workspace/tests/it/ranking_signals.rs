@@ -49,6 +49,7 @@ fn without(step: &str) -> RerankSignals {
         "floor" => s.floor = false,
         "question_semantic" => s.question_semantic = false,
         "question_agreement" => s.question_agreement = false,
+        "semantic_uncovered" => s.semantic_uncovered = false,
         other => panic!("unknown step {other}"),
     }
     s
@@ -405,6 +406,62 @@ fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
     assert_ne!(
         off.first().map(String::as_str),
         Some("src/backoff.rs"),
+        "{off:?}"
+    );
+}
+
+/// Vocabulary mismatch against a lexical near-miss: the distractor holds
+/// two of the goal's words (`server`, `answer`), the implementation only
+/// one, so BM25 prefers the distractor by more than the
+/// semantic signal's base weight can make up. No chunk holds most of the
+/// goal's words, which is when the signal weighs more
+/// (`W_SEMANTIC_UNCOVERED`), and then the implementation comes first.
+#[test]
+fn the_semantic_signal_weighs_more_when_no_chunk_holds_the_goals_words() {
+    let f = Fixture::empty();
+    f.write(
+        "src/backoff.rs",
+        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
+    );
+    f.write(
+        "src/colour.rs",
+        "/// Blend the colours of a server pixel with the server palette.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    a / 2 + palette / 2\n}\n",
+    );
+    // The goal's other words are in the workspace, but each in long chunks
+    // of its own: no chunk holds more than one of them. Unrelated files keep
+    // every goal word rare enough to be searched.
+    for i in 0..10 {
+        f.write(
+            &format!("src/shapes_{i}.rs"),
+            &format!("/// The area of shape {i}.\npub fn area_{i}(w: u32, h: u32) -> u32 {{\n    w * h\n}}\n"),
+        );
+    }
+    for (file, word) in [
+        ("src/queue.rs", "again"),
+        ("src/stock.rs", "again"),
+        ("src/log.rs", "later"),
+        ("src/audit.rs", "later"),
+        ("src/form.rs", "answer"),
+        ("src/survey.rs", "answer"),
+    ] {
+        f.write(
+            file,
+            &format!(
+                "/// Counts the items of the inventory table by shelf, colour, size, weight and price, {word}.\npub fn count_items(shelf: u32, colour: u32, size: u32, weight: u32, price: u32) -> u32 {{\n    let total = shelf + colour + size + weight + price;\n    let average = total / 5;\n    average + shelf * size - weight / price.max(1)\n}}\n"
+            ),
+        );
+    }
+    let goal = "try again later when the server does not answer";
+    let on = files(&open_with(&f, RerankSignals::default()), goal);
+    assert_eq!(
+        on.first().map(String::as_str),
+        Some("src/backoff.rs"),
+        "{on:?}"
+    );
+    let off = files(&open_with(&f, without("semantic_uncovered")), goal);
+    assert_eq!(
+        off.first().map(String::as_str),
+        Some("src/colour.rs"),
         "{off:?}"
     );
 }

@@ -214,3 +214,44 @@ fn a_goal_the_workspace_has_no_word_of_gets_no_semantic_matches() {
     );
     assert!(!ranked_with(&ws, "waiting longer before the next attempt", &any).is_empty());
 }
+
+/// A question asks about a file or a part of the design: its semantic
+/// scores blend in each chunk's whole file (`QUESTION_FILE_SHARE`). Here
+/// one chunk of an otherwise unrelated file (rendering) holds the goal's
+/// words best, while a file about retrying throughout holds them in other
+/// words: with the blend the retry file's chunk scores first, without it
+/// (`RerankSignals::semantic_files` off) the lone chunk does; a goal that
+/// is not a question is scored chunk by chunk either way.
+#[test]
+fn a_question_scores_a_file_about_the_goal_throughout_above_a_lone_matching_chunk() {
+    let dir = tempfile::tempdir().expect("repo");
+    let retry = "/// Reconnect to the server after a timeout, with exponential backoff.\npub fn reconnect_with_backoff(max_attempts: u32) -> u32 {\n    max_attempts * 2\n}\n\n/// The delay before the next attempt grows after every failure.\npub fn next_backoff_delay(attempt: u32) -> u64 {\n    100u64 << attempt.min(10)\n}\n\n/// Give up once the attempts are exhausted and report the last failure.\npub fn give_up_after(attempts: u32, limit: u32) -> bool {\n    attempts >= limit\n}\n";
+    let render = "/// Draw one glyph of a font into a bitmap.\npub fn render_glyph(font_size: f32) -> u8 {\n    font_size as u8\n}\n\n/// Blend two pixel colours with the palette.\npub fn blend_pixel(a: u8, palette: u8) -> u8 {\n    a / 2 + palette / 2\n}\n\n/// How the client retries a failed request.\npub fn client_request_retries() -> u32 {\n    3\n}\n\n/// Fill a rectangle of the canvas with a shade.\npub fn fill_rectangle(width: u32, height: u32, shade: u8) -> u8 {\n    shade.wrapping_add((width * height) as u8)\n}\n";
+    write_files(
+        dir.path(),
+        &[("src/retry.rs", retry), ("src/render.rs", render)],
+    );
+    let best = |signals: contextgraph_search::rerank::RerankSignals, goal: &str| {
+        let cache = tempfile::tempdir().expect("cache");
+        let mut opts = options(cache.path());
+        opts.semantic = true;
+        opts.rank_signals = signals;
+        let (ws, _) = Workspace::open(dir.path(), opts).expect("open");
+        let scores = ws.semantic_scores(goal);
+        let view = ws.view();
+        scores
+            .first()
+            .and_then(|&(slot, _)| view.chunk(slot))
+            .map(|(path, _)| path.to_string())
+    };
+    let on = contextgraph_search::rerank::RerankSignals::default();
+    let off = contextgraph_search::rerank::RerankSignals {
+        semantic_files: false,
+        ..on
+    };
+    let question = "how does the client retry a failed request?";
+    assert_eq!(best(on, question).as_deref(), Some("src/retry.rs"));
+    assert_eq!(best(off, question).as_deref(), Some("src/render.rs"));
+    let description = "the client retries a failed request";
+    assert_eq!(best(on, description).as_deref(), Some("src/render.rs"));
+}
