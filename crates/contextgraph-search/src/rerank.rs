@@ -172,10 +172,15 @@ pub struct RerankSignals {
     /// their best semantic score (`QUESTION_AGREEMENT_SHARE`, 0.4).
     pub question_agreement: bool,
     /// The semantic signal weighs more for a prose goal whose words the best
-    /// lexical matches lack (`rank::W_SEMANTIC_UNCOVERED`).
+    /// lexical matches lack (`rank::W_SEMANTIC_UNCOVERED`). **Off by
+    /// default**: it paid with the v2 model alone, but not beside steps 6
+    /// and 7 (tuning half, with both this and `semantic_files` on / off:
+    /// 0.862 / 0.870); `CGP_RANK_SIGNALS_ON` switches it on.
     pub semantic_uncovered: bool,
     /// A question's semantic score blends in the chunk's whole file
-    /// (`semantic::QUESTION_FILE_SHARE`).
+    /// (`semantic::QUESTION_FILE_SHARE`). **Off by default**, for the same
+    /// reason as `semantic_uncovered` (steps 6 and 7 already lift a
+    /// question's files by meaning).
     pub semantic_files: bool,
 }
 
@@ -194,8 +199,8 @@ impl Default for RerankSignals {
             floor: true,
             question_semantic: true,
             question_agreement: true,
-            semantic_uncovered: true,
-            semantic_files: true,
+            semantic_uncovered: false,
+            semantic_files: false,
         }
     }
 }
@@ -219,35 +224,49 @@ impl RerankSignals {
         semantic_files: false,
     };
 
-    /// The signals named in `CGP_RANK_SIGNALS_OFF` (comma-separated:
-    /// `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files,question_semantic,question_agreement,floor`)
-    /// switched off. Read by the
-    /// benchmark's ablation runs; unset means all on.
+    /// The default with the signals named in `CGP_RANK_SIGNALS_OFF`
+    /// switched off, then those named in `CGP_RANK_SIGNALS_ON` switched on
+    /// (comma-separated: `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files,question_semantic,question_agreement,floor`;
+    /// `all` in `CGP_RANK_SIGNALS_OFF` is every one). Read by the
+    /// benchmark's ablation runs; unset means the default.
     pub fn from_env() -> RerankSignals {
         let mut s = RerankSignals::default();
-        if let Ok(off) = std::env::var("CGP_RANK_SIGNALS_OFF") {
-            for name in off.split(',').map(str::trim) {
-                match name {
-                    "definitions" => s.definitions = false,
-                    "roles" => s.roles = false,
-                    "coherence" => s.coherence = false,
-                    "saturation" => s.saturation = false,
-                    "file_focus" => s.file_focus = false,
-                    "file_name" => s.file_name = false,
-                    "test_files" => s.test_files = false,
-                    "code_goals" => s.code_goals = false,
-                    "semantic" => s.semantic = false,
-                    "floor" => s.floor = false,
-                    "question_semantic" => s.question_semantic = false,
-                    "question_agreement" => s.question_agreement = false,
-                    "semantic_uncovered" => s.semantic_uncovered = false,
-                    "semantic_files" => s.semantic_files = false,
-                    "all" => s = RerankSignals::NONE,
-                    _ => {}
+        for (var, on) in [
+            ("CGP_RANK_SIGNALS_OFF", false),
+            ("CGP_RANK_SIGNALS_ON", true),
+        ] {
+            if let Ok(names) = std::env::var(var) {
+                for name in names.split(',').map(str::trim) {
+                    if name == "all" && !on {
+                        s = RerankSignals::NONE;
+                    } else if let Some(flag) = s.flag(name) {
+                        *flag = on;
+                    }
                 }
             }
         }
         s
+    }
+
+    /// The switch named `name` (as in `CGP_RANK_SIGNALS_OFF`).
+    pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "definitions" => &mut self.definitions,
+            "roles" => &mut self.roles,
+            "coherence" => &mut self.coherence,
+            "saturation" => &mut self.saturation,
+            "file_focus" => &mut self.file_focus,
+            "file_name" => &mut self.file_name,
+            "test_files" => &mut self.test_files,
+            "code_goals" => &mut self.code_goals,
+            "semantic" => &mut self.semantic,
+            "floor" => &mut self.floor,
+            "question_semantic" => &mut self.question_semantic,
+            "question_agreement" => &mut self.question_agreement,
+            "semantic_uncovered" => &mut self.semantic_uncovered,
+            "semantic_files" => &mut self.semantic_files,
+            _ => return None,
+        })
     }
 }
 

@@ -37,21 +37,8 @@ fn first_file(p: &WorkspaceProvider, goal: &str) -> String {
 
 fn without(step: &str) -> RerankSignals {
     let mut s = RerankSignals::default();
-    match step {
-        "definitions" => s.definitions = false,
-        "roles" => s.roles = false,
-        "coherence" => s.coherence = false,
-        "saturation" => s.saturation = false,
-        "file_focus" => s.file_focus = false,
-        "file_name" => s.file_name = false,
-        "test_files" => s.test_files = false,
-        "code_goals" => s.code_goals = false,
-        "floor" => s.floor = false,
-        "question_semantic" => s.question_semantic = false,
-        "question_agreement" => s.question_agreement = false,
-        "semantic_uncovered" => s.semantic_uncovered = false,
-        other => panic!("unknown step {other}"),
-    }
+    *s.flag(step)
+        .unwrap_or_else(|| panic!("unknown step {step}")) = false;
     s
 }
 
@@ -452,13 +439,18 @@ fn the_semantic_signal_weighs_more_when_no_chunk_holds_the_goals_words() {
         );
     }
     let goal = "try again later when the server does not answer";
-    let on = files(&open_with(&f, RerankSignals::default()), goal);
+    // Off by default (see `RerankSignals::semantic_uncovered`): on here.
+    let with_it = RerankSignals {
+        semantic_uncovered: true,
+        ..RerankSignals::default()
+    };
+    let on = files(&open_with(&f, with_it), goal);
     assert_eq!(
         on.first().map(String::as_str),
         Some("src/backoff.rs"),
         "{on:?}"
     );
-    let off = files(&open_with(&f, without("semantic_uncovered")), goal);
+    let off = files(&open_with(&f, RerankSignals::default()), goal);
     assert_eq!(
         off.first().map(String::as_str),
         Some("src/colour.rs"),

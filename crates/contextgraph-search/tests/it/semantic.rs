@@ -244,11 +244,12 @@ fn a_question_scores_a_file_about_the_goal_throughout_above_a_lone_matching_chun
             .and_then(|&(slot, _)| view.chunk(slot))
             .map(|(path, _)| path.to_string())
     };
-    let on = contextgraph_search::rerank::RerankSignals::default();
-    let off = contextgraph_search::rerank::RerankSignals {
-        semantic_files: false,
-        ..on
+    // Off by default (see `RerankSignals::semantic_files`): on here.
+    let on = contextgraph_search::rerank::RerankSignals {
+        semantic_files: true,
+        ..Default::default()
     };
+    let off = contextgraph_search::rerank::RerankSignals::default();
     let question = "how does the client retry a failed request?";
     assert_eq!(best(on, question).as_deref(), Some("src/retry.rs"));
     assert_eq!(best(off, question).as_deref(), Some("src/render.rs"));
