@@ -35,6 +35,14 @@ fn first_file(p: &WorkspaceProvider, goal: &str) -> String {
         .unwrap_or_else(|| panic!("no frames for {goal:?}"))
 }
 
+/// The answer's files for `goal` with every default step on, and with
+/// `step` switched off.
+fn files_with_and_without(f: &Fixture, goal: &str, step: &str) -> (Vec<String>, Vec<String>) {
+    let on = files(&open_with(f, RerankSignals::default()), goal);
+    let off = files(&open_with(f, without(step)), goal);
+    (on, off)
+}
+
 fn without(step: &str) -> RerankSignals {
     let mut s = RerankSignals::default();
     *s.flag(step)
@@ -472,19 +480,12 @@ fn a_file_named_after_the_goal_beats_a_file_in_a_folder_named_after_it() {
         "/// Retry the request.\npub fn again(attempts: u32) -> u32 {\n    attempts * 2\n}\n",
     );
     let goal = "retry the request";
-    let on = open_with(&f, RerankSignals::default());
+    let (on, off) = files_with_and_without(&f, goal, "file_name");
+    assert_eq!(on[0], "src/net/retry.rs", "{on:?}");
     assert_eq!(
-        files(&on, goal)[0],
-        "src/net/retry.rs",
-        "{:?}",
-        files(&on, goal)
-    );
-    let off = open_with(&f, without("file_name"));
-    assert_eq!(
-        files(&off, goal)[0],
-        "src/retry/policy.rs",
+        off[0], "src/retry/policy.rs",
         "without the file-name share the folder counts as much: {:?}",
-        files(&off, goal)
+        off
     );
 }
 
@@ -626,18 +627,11 @@ fn a_question_gets_the_file_nearest_it_in_meaning_first() {
 #[test]
 fn a_question_gets_the_file_both_kinds_of_evidence_agree_on_first() {
     let f = near_in_meaning_fixture(2);
-    let on = open_with(&f, RerankSignals::default());
+    let (on, off) = files_with_and_without(&f, RETRY_QUESTION, "question_agreement");
+    assert_eq!(on[0], "src/backoff.rs", "{on:?}");
     assert_eq!(
-        files(&on, RETRY_QUESTION)[0],
-        "src/backoff.rs",
-        "{:?}",
-        files(&on, RETRY_QUESTION)
-    );
-    let off = open_with(&f, without("question_agreement"));
-    assert_eq!(
-        files(&off, RETRY_QUESTION)[0],
-        "src/colour.rs",
+        off[0], "src/colour.rs",
         "question semantics alone does not overturn the comment's lead: {:?}",
-        files(&off, RETRY_QUESTION)
+        off
     );
 }
