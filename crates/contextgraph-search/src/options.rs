@@ -43,14 +43,14 @@ pub struct WorkspaceOptions {
     pub rank_signals: RerankSignals,
     /// Use the built-in static embedding model as a ranking signal (see
     /// [`crate::semantic`]). On by default: with the ranking layer as it
-    /// stands, the retrieval benchmark's tuning half gained +0.008 NDCG@10
-    /// (0.852 → 0.860; semantic goals +0.015, architecture +0.006) and the
-    /// held-out half, checked once, +0.008 (0.839 → 0.847; architecture
-    /// +0.013). The cost is embedding every chunk when the index is built
-    /// (about a quarter more cold-open time; the vectors persist in
-    /// `vectors.bin`, so a warm open only loads them) and scoring the goal
-    /// against every chunk vector at query time (under a millisecond on a
-    /// 5,000-chunk project).
+    /// stands (the semantic score fused with the lexical one, and the
+    /// question steps that read it), the retrieval benchmark's tuning half
+    /// gains +0.018 NDCG@10 (0.852 → 0.870; architecture 0.749 → 0.788)
+    /// and the held-out half +0.015 (0.839 → 0.854). The cost is embedding
+    /// every chunk when the index is built (about a fifth more cold-open
+    /// time; the vectors persist in `vectors.bin`, so a warm open only
+    /// loads them) and scoring the goal against every chunk vector at query
+    /// time (about a millisecond on a 5,000-chunk project).
     pub semantic: bool,
     /// The semantic signal is used only while the index holds at most this
     /// many chunks (see [`DEFAULT_SEMANTIC_MAX_CHUNKS`]): bringing the
