@@ -39,22 +39,27 @@
 //! turn was delivered — so the state never claims the model holds something
 //! it was not given.
 
+mod labels;
+mod recheck;
 mod render;
 mod state;
+mod usage;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use contextgraph_compose::{Citation, ProviderOutcome as ComposeOutcome, ProviderStatus};
+use contextgraph_compose::Citation;
 use contextgraph_host::{EvictionReason, FrameCache};
 use contextgraph_types::{
-    token_cost_for, token_cost_of_len, ContextFrame, FrameId, FrameKind, ProviderUsage,
-    ServedFrame, UsageReport,
+    token_cost_for, token_cost_of_len, ContextFrame, FrameId, FrameKind, ServedFrame, UsageReport,
 };
 use serde::Serialize;
 
 use crate::{ContextAnswer, ContextRequest, Engine, EngineError, SlotState};
+use labels::{free_label, relabelled, same_label, Moved};
+use recheck::{accepted, goals_to_ask, why, Check};
 use render::{block_bytes, session_token, Notes, OutBlock};
+use usage::call_usage;
 
 pub use state::{
     HeldFrame, Session, SessionError, SessionTotals, MAX_HELD, MAX_SESSION_BYTES, SESSION_FORMAT,
@@ -206,51 +211,6 @@ type Key = (String, String);
 
 fn key_of(id: &FrameId) -> Key {
     (id.provider_id.clone(), id.frame_id.clone())
-}
-
-/// A held frame's revalidation outcome.
-enum Check {
-    Valid,
-    Evicted(EvictionReason),
-}
-
-fn why(reason: &EvictionReason) -> String {
-    match reason {
-        EvictionReason::NoDigest => "it has no content digest, so it cannot be verified".into(),
-        EvictionReason::ProviderCannotVerify => "its provider cannot verify frames".into(),
-        EvictionReason::Stale { .. } => "its source changed".into(),
-        EvictionReason::Gone => "its source is gone".into(),
-        EvictionReason::Unknown => "its provider did not confirm it".into(),
-        EvictionReason::VerifyFailed { detail } => format!(
-            "verifying it failed: {}",
-            contextgraph_types::display_text::bounded(detail, 120)
-        ),
-        EvictionReason::UnknownProvider => "its provider is no longer configured".into(),
-        _ => "it could not be confirmed".into(),
-    }
-}
-
-/// The accepted frame `key` in `outcomes`, if some provider served it.
-fn accepted<'a>(outcomes: &'a [ComposeOutcome], key: &Key) -> Option<&'a ContextFrame> {
-    outcomes
-        .iter()
-        .filter(|o| o.provider_id == key.0)
-        .find_map(|o| match &o.status {
-            ProviderStatus::Accepted { frames } => frames.iter().find(|f| f.id == key.1),
-            _ => None,
-        })
-}
-
-/// A held frame, unchanged (same digest, confirmed `valid`), that its
-/// provider now cites differently.
-struct Moved<'a> {
-    held: &'a HeldFrame,
-    /// The label it is cited by now (made unique before use).
-    label: String,
-    provenance: Vec<contextgraph_types::Provenance>,
-    /// Part of this goal's evidence (counted as reused), or a held frame
-    /// outside it that a provider served this turn under a new label.
-    in_answer: bool,
 }
 
 /// A frame to send, before labels and bytes.
@@ -762,70 +722,6 @@ impl Engine {
     }
 }
 
-/// The goals to ask again for `frames` (those this turn's answer did not
-/// already serve), each once, latest turn first.
-fn goals_to_ask<'h>(
-    frames: impl Iterator<Item = &'h HeldFrame>,
-    served: &[ComposeOutcome],
-) -> Vec<(&'h str, u64)> {
-    let mut goals: Vec<(&str, u64)> = Vec::new();
-    for h in frames {
-        if accepted(served, &key_of(&h.frame)).is_some() {
-            continue;
-        }
-        match goals.iter_mut().find(|(g, _)| *g == h.goal) {
-            Some((_, t)) => *t = (*t).max(h.turn),
-            None => goals.push((h.goal.as_str(), h.turn)),
-        }
-    }
-    goals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    goals
-}
-
-/// `h` as moved, when `frame` (its provider's current version of it) has
-/// the same bytes under another label; `None` when the label is the same
-/// or the bytes differ (then `verify`, not the label, decides).
-fn relabelled<'a>(h: &'a HeldFrame, frame: &ContextFrame, provider: &str) -> Option<Moved<'a>> {
-    if h.frame.content_digest.is_none() || frame.content_digest != h.frame.content_digest {
-        return None;
-    }
-    let label = contextgraph_compose::raw_label(
-        frame.citation_label.as_deref(),
-        &frame.title,
-        &frame.id,
-        provider,
-    );
-    (!same_label(&h.label, label)).then(|| Moved {
-        held: h,
-        label: label.to_owned(),
-        provenance: frame.provenance.clone(),
-        in_answer: false,
-    })
-}
-
-/// Whether `held` (a label given by [`free_label`]) is still the label a
-/// frame would be given for `wanted`: equal, or `wanted` with a ` #n`
-/// suffix that kept it unique.
-fn same_label(held: &str, wanted: &str) -> bool {
-    held == wanted
-        || held.strip_prefix(wanted).is_some_and(|rest| {
-            rest.strip_prefix(" #")
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        })
-}
-
-/// `wanted`, or `wanted #2`, `#3`, … : the first not held by another frame.
-fn free_label(wanted: &str, key: &Key, taken: &BTreeMap<String, Key>) -> String {
-    let free = |l: &str| taken.get(l).is_none_or(|k| k == key);
-    if free(wanted) {
-        return wanted.to_owned();
-    }
-    (2u32..)
-        .map(|n| format!("{wanted} #{n}"))
-        .find(|l| free(l))
-        .unwrap_or_else(|| wanted.to_owned())
-}
-
 fn notes(
     turn: u64,
     candidates: &[Candidate<'_>],
@@ -868,45 +764,4 @@ fn notes(
     w.dedup();
     n.withdrawn = w;
     n.text()
-}
-
-/// UR1 for what a turn sent: the composition's report with each provider's
-/// served frames replaced by the ones actually sent (costs recomputed, B3).
-fn call_usage(
-    composed: &UsageReport,
-    mut served: BTreeMap<String, Vec<ServedFrame>>,
-) -> UsageReport {
-    let mut providers: Vec<ProviderUsage> = composed
-        .providers
-        .iter()
-        .map(|p| ProviderUsage {
-            provider_id: p.provider_id.clone(),
-            frames_rejected: p.frames_rejected,
-            served_frames: served.remove(&p.provider_id).unwrap_or_default(),
-            ..ProviderUsage::default()
-        })
-        .collect();
-    for (provider_id, frames) in served {
-        providers.push(ProviderUsage {
-            provider_id,
-            served_frames: frames,
-            ..ProviderUsage::default()
-        });
-    }
-    UsageReport::from_providers(composed.budget_requested, composed.as_of.clone(), providers)
-}
-
-#[cfg(test)]
-mod label_tests {
-    use super::same_label;
-
-    #[test]
-    fn a_uniqueness_suffix_is_the_same_label_a_new_range_is_not() {
-        assert!(same_label("a.rs:L1-4 f", "a.rs:L1-4 f"));
-        assert!(same_label("a.rs:L1-4 f #2", "a.rs:L1-4 f"));
-        assert!(!same_label("a.rs:L1-4 f #", "a.rs:L1-4 f"));
-        assert!(!same_label("a.rs:L1-4 f #2x", "a.rs:L1-4 f"));
-        assert!(!same_label("a.rs:L1-4 f", "a.rs:L5-8 f"));
-        assert!(!same_label("a.rs:L1-4 fg", "a.rs:L1-4 f"));
-    }
 }

@@ -126,6 +126,17 @@ pub(crate) fn quoted(label: &str) -> String {
     out
 }
 
+/// One line of the notes, `heading: item<sep>item.`; nothing when `items`
+/// is empty.
+fn section(out: &mut String, heading: &str, items: Vec<String>, sep: &str) {
+    if !items.is_empty() {
+        out.push_str(heading);
+        out.push_str(": ");
+        out.push_str(&items.join(sep));
+        out.push_str(".\n");
+    }
+}
+
 /// What the notes report, each list already in the order to print.
 #[derive(Default)]
 pub(crate) struct Notes {
@@ -154,57 +165,42 @@ impl Notes {
         }
         // The lists say what each frame is; counts of them would only cost tokens.
         let mut out = format!("Session turn {}.\n", self.turn);
-        if !self.unchanged.is_empty() {
-            let list: Vec<String> = self.unchanged.iter().map(|l| quoted(l)).collect();
-            out.push_str(&format!(
-                "Already in context, unchanged (not resent; cite by these labels): {}.\n",
-                list.join(", ")
-            ));
-        }
-        if !self.moved.is_empty() {
-            let list: Vec<String> = self
-                .moved
-                .iter()
-                .map(|(now, was)| format!("{} is now {}", quoted(was), quoted(now)))
-                .collect();
-            out.push_str(&format!(
-                "Already in context, unchanged but moved (not resent; cite by the new labels, the old line numbers now hold other text): {}.\n",
-                list.join("; ")
-            ));
-        }
-        if !self.replaced.is_empty() {
-            let list: Vec<String> = self
-                .replaced
-                .iter()
-                .map(|(new, old)| format!("{} replaces the earlier {}", quoted(new), quoted(old)))
-                .collect();
-            out.push_str(&format!(
-                "Changed since you received them (resent below in full; do not rely on the earlier blocks): {}.\n",
-                list.join("; ")
-            ));
-        }
-        if !self.resent.is_empty() {
-            let list: Vec<String> = self
-                .resent
-                .iter()
-                .map(|(l, why)| format!("{} ({why})", quoted(l)))
-                .collect();
-            out.push_str(&format!(
-                "Resent below in full, not confirmed unchanged (use these copies, not the earlier ones): {}.\n",
-                list.join("; ")
-            ));
-        }
-        if !self.withdrawn.is_empty() {
-            let list: Vec<String> = self
-                .withdrawn
-                .iter()
-                .map(|(l, why)| format!("{} ({why})", quoted(l)))
-                .collect();
-            out.push_str(&format!(
-                "Withdrawn (no longer current: do not rely on or cite them): {}.\n",
-                list.join("; ")
-            ));
-        }
+        let pairs = |items: &[(String, String)], item: &dyn Fn(&str, &str) -> String| {
+            items.iter().map(|(a, b)| item(a, b)).collect::<Vec<_>>()
+        };
+        let because = |l: &str, why: &str| format!("{} ({why})", quoted(l));
+        section(
+            &mut out,
+            "Already in context, unchanged (not resent; cite by these labels)",
+            self.unchanged.iter().map(|l| quoted(l)).collect(),
+            ", ",
+        );
+        section(
+            &mut out,
+            "Already in context, unchanged but moved (not resent; cite by the new labels, the old line numbers now hold other text)",
+            pairs(&self.moved, &|now, was| format!("{} is now {}", quoted(was), quoted(now))),
+            "; ",
+        );
+        section(
+            &mut out,
+            "Changed since you received them (resent below in full; do not rely on the earlier blocks)",
+            pairs(&self.replaced, &|new, old| {
+                format!("{} replaces the earlier {}", quoted(new), quoted(old))
+            }),
+            "; ",
+        );
+        section(
+            &mut out,
+            "Resent below in full, not confirmed unchanged (use these copies, not the earlier ones)",
+            pairs(&self.resent, &because),
+            "; ",
+        );
+        section(
+            &mut out,
+            "Withdrawn (no longer current: do not rely on or cite them)",
+            pairs(&self.withdrawn, &because),
+            "; ",
+        );
         out
     }
 }
