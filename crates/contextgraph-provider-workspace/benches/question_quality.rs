@@ -172,7 +172,7 @@ fn main() {
         }
         if very_verbose {
             for f in ours.iter().take(5) {
-                println!("    {f}");
+                println!("    {}", contextgraph_types::display_text::for_terminal(f));
             }
         }
     }

@@ -50,6 +50,7 @@ use contextgraph_compose::{Budget, PREAMBLE};
 use contextgraph_config::{DEFAULT_BUDGET, DEFAULT_SAFETY_FACTOR};
 use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
+use contextgraph_types::display_text::for_terminal;
 use contextgraph_types::{token_cost_of_len, ContextQuery};
 use metrics::{distinct_files, score, Category, Scores, CATEGORIES, CUTOFF};
 use projects::{load_project, project_root, Project};
@@ -239,7 +240,12 @@ fn run_project(
         let ranked = match answer {
             Ok(result) => distinct_files(result.frames.into_iter().map(|f| f.id)),
             Err(e) => {
-                eprintln!("{}: query '{}' failed: {e}", project.id, q.text);
+                eprintln!(
+                    "{}: query '{}' failed: {}",
+                    project.id,
+                    q.text,
+                    for_terminal(&e.to_string())
+                );
                 Vec::new()
             }
         };
@@ -270,7 +276,8 @@ fn run_project(
                 q.text
             );
             if s.ndcg < 1.0 {
-                let top: Vec<&str> = ranked.iter().take(3).map(String::as_str).collect();
+                // Paths from the fetched package: shown inert on the terminal.
+                let top: Vec<_> = ranked.iter().take(3).map(|f| for_terminal(f)).collect();
                 println!("      top: {}", top.join("  "));
             }
         }

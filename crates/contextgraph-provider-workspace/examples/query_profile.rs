@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
+use contextgraph_types::display_text::for_terminal;
 use contextgraph_types::ContextQuery;
 
 fn main() {
@@ -51,19 +52,20 @@ fn main() {
     };
     if std::env::var_os("CGP_SHOW_FRAMES").is_some() {
         for goal in &goals {
-            println!("== {goal}");
+            println!("== {}", for_terminal(goal));
             match provider.query(&ContextQuery::new(goal.clone(), 64, 8000)) {
                 Ok(answer) => {
                     for f in &answer.frames {
+                        // Ids hold the workspace's file names: shown inert.
                         println!(
                             "{:>8.4} {:>6} {}",
                             f.score,
                             contextgraph_types::token_cost_for(f.content.as_deref()),
-                            f.id
+                            for_terminal(&f.id)
                         );
                     }
                 }
-                Err(e) => println!("error: {e}"),
+                Err(e) => println!("error: {}", for_terminal(&e.to_string())),
             }
         }
     }
@@ -74,7 +76,7 @@ fn main() {
             let answer = provider.query(&ContextQuery::new(goal.clone(), 10, 8000));
             latencies.push(started.elapsed());
             if let Err(e) = answer {
-                eprintln!("query_profile: {goal:?}: {e}");
+                eprintln!("query_profile: {goal:?}: {}", for_terminal(&e.to_string()));
                 std::process::exit(1);
             }
         }
