@@ -285,19 +285,10 @@ async fn script(
             }
         }
         if n == 1 {
-            // The preamble goes out once, with the first blocks.
-            let blocks: u64 = turn
-                .answer
-                .composition
-                .audit
-                .frames
-                .iter()
-                .filter_map(|f| match &f.status {
-                    contextgraph_compose::FrameStatus::Included(inc) => Some(u64::from(inc.charge)),
-                    _ => None,
-                })
-                .sum();
-            bound += turn.independent_tokens.saturating_sub(blocks);
+            // The preamble goes out once, with the first blocks (on the
+            // first turn every included block is new, so the blocks are
+            // what the bound grew by).
+            bound += turn.independent_tokens.saturating_sub(bound - bound_before);
         }
         println!(
             "{n:>4}  {:>7}  {:>11}  {:>5}  {:>4}  {:>6}  {:>5}  {:>6}  {:>9}  {covered}/{}",

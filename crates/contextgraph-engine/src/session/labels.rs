@@ -20,6 +20,17 @@ pub(super) struct Moved<'a> {
     pub in_answer: bool,
 }
 
+/// The label `frame` of `provider` is given now, before it is made unique:
+/// the one the composition gives it ([`contextgraph_compose::raw_label`]).
+pub(super) fn current_label<'a>(frame: &'a ContextFrame, provider: &'a str) -> &'a str {
+    contextgraph_compose::raw_label(
+        frame.citation_label.as_deref(),
+        &frame.title,
+        &frame.id,
+        provider,
+    )
+}
+
 /// `h` as moved, when `frame` (its provider's current version of it) has
 /// the same bytes under another label; `None` when the label is the same
 /// or the bytes differ (then `verify`, not the label, decides).
@@ -31,12 +42,7 @@ pub(super) fn relabelled<'a>(
     if h.frame.content_digest.is_none() || frame.content_digest != h.frame.content_digest {
         return None;
     }
-    let label = contextgraph_compose::raw_label(
-        frame.citation_label.as_deref(),
-        &frame.title,
-        &frame.id,
-        provider,
-    );
+    let label = current_label(frame, provider);
     (!same_label(&h.label, label)).then(|| Moved {
         held: h,
         label: label.to_owned(),

@@ -56,7 +56,7 @@ use contextgraph_types::{
 use serde::Serialize;
 
 use crate::{ContextAnswer, ContextRequest, Engine, EngineError, SlotState};
-use labels::{free_label, relabelled, same_label, Moved};
+use labels::{current_label, free_label, relabelled, same_label, Moved};
 use recheck::{accepted, goals_to_ask, why, Check};
 use render::{block_bytes, session_token, Notes, OutBlock};
 use usage::call_usage;
@@ -363,21 +363,26 @@ impl Engine {
         // frames of such a resource may have moved without changing, so
         // their labels are checked by asking their goals again, within the
         // same bound as re-checks and after them.
-        let mut touched: BTreeSet<&str> = BTreeSet::new();
-        for (key, h) in &held {
-            let changed = matches!(
-                checks.get(key),
-                Some(Check::Evicted(
-                    EvictionReason::Stale { .. } | EvictionReason::Gone
-                ))
-            ) || moved.iter().any(|m| m.held.frame == h.frame)
-                || candidates
-                    .iter()
-                    .any(|c| key_of(&c.id) == *key && matches!(c.why, SendReason::Changed { .. }));
-            if let (true, Some(uri)) = (changed, h.uri.as_deref()) {
-                touched.insert(uri);
-            }
-        }
+        let stale_or_gone = held
+            .iter()
+            .filter(|(key, _)| {
+                matches!(
+                    checks.get(*key),
+                    Some(Check::Evicted(
+                        EvictionReason::Stale { .. } | EvictionReason::Gone
+                    ))
+                )
+            })
+            .map(|(_, h)| *h);
+        let resent_changed = candidates
+            .iter()
+            .filter(|c| matches!(c.why, SendReason::Changed { .. }))
+            .filter_map(|c| held.get(&key_of(&c.id)).copied());
+        let touched: BTreeSet<&str> = stale_or_gone
+            .chain(moved.iter().map(|m| m.held))
+            .chain(resent_changed)
+            .filter_map(|h| h.uri.as_deref())
+            .collect();
         let (unsure, kept): (Vec<&HeldFrame>, Vec<&HeldFrame>) = kept
             .into_iter()
             .partition(|h| h.uri.as_deref().is_some_and(|u| touched.contains(u)));
@@ -435,13 +440,7 @@ impl Engine {
                     // The label it has now (as the composition would give
                     // it): an edit that changed it may also have moved it,
                     // and the resent bytes must be cited at their lines.
-                    let wanted_label = contextgraph_compose::raw_label(
-                        frame.citation_label.as_deref(),
-                        &frame.title,
-                        &frame.id,
-                        &key.0,
-                    )
-                    .to_owned();
+                    let wanted_label = current_label(frame, &key.0).to_owned();
                     candidates.push(Candidate {
                         frame,
                         id,
