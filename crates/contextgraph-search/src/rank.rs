@@ -266,13 +266,18 @@ pub fn search_with_signals(
     } else {
         HashSet::new()
     };
-    // The largest share of the goal's words one of the best matches holds.
-    let best_coverage = touched
-        .iter()
-        .take(COVERAGE_CANDIDATES)
-        .map(|&s| hits[s as usize].count_ones() as f32 / query_terms)
-        .fold(0.0f32, f32::max)
-        .min(1.0);
+    // The largest share of the goal's words one of the best matches holds
+    // (read only by `W_SEMANTIC_UNCOVERED`, off by default).
+    let best_coverage = if signals.semantic_uncovered {
+        touched
+            .iter()
+            .take(COVERAGE_CANDIDATES)
+            .map(|&s| hits[s as usize].count_ones() as f32 / query_terms)
+            .fold(0.0f32, f32::max)
+            .min(1.0)
+    } else {
+        0.0
+    };
     drop(acc);
     drop(hits);
 
