@@ -28,6 +28,13 @@ fn files(p: &WorkspaceProvider, goal: &str) -> Vec<String> {
     out
 }
 
+/// Assert that `goal`'s first file is `want`; `why` (empty, or ending in
+/// ": ") leads the message, which then shows the files.
+fn assert_first(p: &WorkspaceProvider, goal: &str, want: &str, why: &str) {
+    let got = files(p, goal);
+    assert_eq!(got.first().map(String::as_str), Some(want), "{why}{got:?}");
+}
+
 fn first_file(p: &WorkspaceProvider, goal: &str) -> String {
     files(p, goal)
         .into_iter()
@@ -49,6 +56,10 @@ fn without(step: &str) -> RerankSignals {
         .unwrap_or_else(|| panic!("unknown step {step}")) = false;
     s
 }
+
+/// The reconnect logic the semantic tests look for: it shares only
+/// `server` with their goals, and the model places it near them.
+const RECONNECT: &str = "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n";
 
 /// A symbol lookup whose word is everywhere: the users of `Context` mention
 /// it far more often than its one-line definition does.
@@ -203,23 +214,18 @@ fn a_test_file_ranks_below_the_implementation_even_when_it_repeats_the_goal() {
     let f = tested_retry_fixture();
     let goal = "retry a request with exponential backoff";
     let on = open_with(&f, RerankSignals::default());
-    assert_eq!(
-        files(&on, goal)[0],
-        "src/policy.rs",
-        "{:?}",
-        files(&on, goal)
-    );
+    assert_first(&on, goal, "src/policy.rs", "");
     assert_eq!(
         first_file(&on, "tests of the request retry with exponential backoff"),
         "tests/retries.rs",
         "a goal naming tests gets them"
     );
     let off = open_with(&f, without("test_files"));
-    assert_eq!(
-        files(&off, goal)[0],
+    assert_first(
+        &off,
+        goal,
         "tests/retries.rs",
-        "with the test factor alone the repetitions win: {:?}",
-        files(&off, goal)
+        "with the test factor alone the repetitions win: ",
     );
 }
 
@@ -264,17 +270,12 @@ fn a_goal_describing_code_gets_code_before_docs_and_a_question_may_get_docs() {
         ..RerankSignals::default()
     };
     let on = open_with(&f, base);
-    assert_eq!(
-        files(&on, description)[0],
-        "src/policy.rs",
-        "{:?}",
-        files(&on, description)
-    );
-    assert_eq!(
-        files(&on, question)[0],
+    assert_first(&on, description, "src/policy.rs", "");
+    assert_first(
+        &on,
+        question,
         "docs/guide.md",
-        "a question keeps the docs factor: {:?}",
-        files(&on, question)
+        "a question keeps the docs factor: ",
     );
     let off = open_with(
         &f,
@@ -283,11 +284,11 @@ fn a_goal_describing_code_gets_code_before_docs_and_a_question_may_get_docs() {
             ..base
         },
     );
-    assert_eq!(
-        files(&off, description)[0],
+    assert_first(
+        &off,
+        description,
         "docs/guide.md",
-        "with the docs factor alone the guide wins: {:?}",
-        files(&off, description)
+        "with the docs factor alone the guide wins: ",
     );
 }
 
@@ -316,12 +317,7 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
         ..RerankSignals::default()
     };
     let on = open_with(&f, base);
-    assert_eq!(
-        files(&on, goal)[0],
-        "src/parser.rs",
-        "{:?}",
-        files(&on, goal)
-    );
+    assert_first(&on, goal, "src/parser.rs", "");
     let off = open_with(
         &f,
         RerankSignals {
@@ -329,12 +325,7 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
             ..base
         },
     );
-    assert_eq!(
-        files(&off, goal)[0],
-        "src/misc.rs",
-        "{:?}",
-        files(&off, goal)
-    );
+    assert_first(&off, goal, "src/misc.rs", "");
 }
 
 #[test]
@@ -375,10 +366,7 @@ fn one_file_cannot_fill_the_answer() {
 #[test]
 fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
     let f = Fixture::empty();
-    f.write(
-        "src/backoff.rs",
-        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
-    );
+    f.write("src/backoff.rs", RECONNECT);
     f.write(
         "src/colour.rs",
         "/// Blend the colours of a server pixel with the palette and return the mixed shade.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}\n",
@@ -414,10 +402,7 @@ fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
 #[test]
 fn the_semantic_signal_weighs_more_when_no_chunk_holds_the_goals_words() {
     let f = Fixture::empty();
-    f.write(
-        "src/backoff.rs",
-        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
-    );
+    f.write("src/backoff.rs", RECONNECT);
     f.write(
         "src/colour.rs",
         "/// Blend the colours of a server pixel with the server palette.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    a / 2 + palette / 2\n}\n",
@@ -517,11 +502,11 @@ fn a_focused_file_beats_a_hub_file_that_matches_in_a_few_of_many_chunks() {
     let on = open_with(&f, RerankSignals::default());
     assert_eq!(files(&on, goal)[0], "src/wire.rs", "{:?}", files(&on, goal));
     let off = open_with(&f, without("file_focus"));
-    assert_eq!(
-        files(&off, goal)[0],
+    assert_first(
+        &off,
+        goal,
         "src/engine.rs",
-        "without file focus the hub's summed score wins: {:?}",
-        files(&off, goal)
+        "without file focus the hub's summed score wins: ",
     );
 }
 
@@ -564,10 +549,7 @@ fn a_file_far_below_the_best_is_left_out_not_used_to_fill_the_budget() {
 /// (`server`) `repeats` times: lexically the comment wins.
 fn near_in_meaning_fixture(repeats: usize) -> Fixture {
     let f = Fixture::empty();
-    f.write(
-        "src/backoff.rs",
-        "/// Reconnect to the server after a timeout, with exponential backoff between attempts.\npub fn reconnect_with_backoff(max_attempts: u32, delay_ms: u64) -> u64 {\n    let retry_delay = delay_ms * u64::from(max_attempts);\n    retry_delay\n}\n",
-    );
+    f.write("src/backoff.rs", RECONNECT);
     let comment = vec!["server"; repeats].join(", ");
     f.write(
         "src/colour.rs",
@@ -592,18 +574,13 @@ fn a_question_gets_the_file_nearest_it_in_meaning_first() {
         ..RerankSignals::default()
     };
     let on = open_with(&f, base);
-    assert_eq!(
-        files(&on, RETRY_QUESTION)[0],
-        "src/backoff.rs",
-        "{:?}",
-        files(&on, RETRY_QUESTION)
-    );
+    assert_first(&on, RETRY_QUESTION, "src/backoff.rs", "");
     let description = "try again later when the server does not answer";
-    assert_eq!(
-        files(&on, description)[0],
+    assert_first(
+        &on,
+        description,
         "src/colour.rs",
-        "a description of code is not lifted: {:?}",
-        files(&on, description)
+        "a description of code is not lifted: ",
     );
     let off = open_with(
         &f,
@@ -612,11 +589,11 @@ fn a_question_gets_the_file_nearest_it_in_meaning_first() {
             ..base
         },
     );
-    assert_eq!(
-        files(&off, RETRY_QUESTION)[0],
+    assert_first(
+        &off,
+        RETRY_QUESTION,
         "src/colour.rs",
-        "without the step the short comment's lexical lead stands: {:?}",
-        files(&off, RETRY_QUESTION)
+        "without the step the short comment's lexical lead stands: ",
     );
 }
 
