@@ -77,20 +77,32 @@ struct Text {
     lines: Vec<String>,
 }
 
-fn load_texts(root: &Path) -> Vec<Text> {
-    walk(root, &WalkOptions::default())
+/// Read every file the walk admits under `root`, less the question sets,
+/// once: each is copied into `scratch` (the code base the provider
+/// indexes, marked as a repository root) and, when it is text, kept
+/// lowercased for the grep baseline.
+fn load_texts(root: &Path, scratch: &Path) -> Vec<Text> {
+    let texts = walk(root, &WalkOptions::default())
         .files
         .into_iter()
         .filter(|f| !f.rel_path.contains(QUESTIONS_DIR))
         .filter_map(|f| {
+            // A file that vanished since the walk is simply left out.
             let bytes = std::fs::read(&f.abs_path).ok()?;
+            let to = scratch.join(&f.rel_path);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).expect("mkdir");
+            }
+            std::fs::write(&to, &bytes).expect("copy into the scratch dir");
             let text = content_gate(&bytes).ok()?;
             Some(Text {
                 rel: f.rel_path.clone(),
                 lines: text.lines().map(str::to_lowercase).collect(),
             })
         })
-        .collect()
+        .collect();
+    std::fs::create_dir_all(scratch.join(".git")).expect(".git");
+    texts
 }
 
 fn grep_files(texts: &[Text], query: &str) -> Vec<String> {
@@ -114,7 +126,9 @@ fn main() {
         .unwrap_or_else(|| manifest.join("../.."));
     let root = std::fs::canonicalize(&root).expect("the code base exists");
     let questions = load_questions(&questions_path);
-    let texts = load_texts(&root);
+    // The files the walk admits, less the question sets, in a scratch copy.
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let texts = load_texts(&root, scratch.path());
     let options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
         // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
@@ -123,20 +137,6 @@ fn main() {
         semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
         ..WorkspaceOptions::default()
     };
-    // The files the walk admits, less the question sets, in a scratch copy.
-    let scratch = tempfile::tempdir().expect("scratch dir");
-    for f in walk(&root, &WalkOptions::default()).files {
-        if f.rel_path.contains(QUESTIONS_DIR) {
-            continue;
-        }
-        let to = scratch.path().join(&f.rel_path);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        // A file that vanished since the walk is simply not indexed.
-        let _ = std::fs::copy(&f.abs_path, &to);
-    }
-    std::fs::create_dir_all(scratch.path().join(".git")).expect(".git");
     let (provider, _) =
         WorkspaceProvider::open(scratch.path(), options).expect("open the code base");
     println!(
