@@ -298,7 +298,9 @@ pub fn search_with_signals(
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
     let shape = QueryShape::of(text);
-    let semantic_weight = if !signals.semantic || semantic.is_empty() || lexical.is_empty() {
+    let semantic_weight = if signals.model_alone && signals.semantic && !semantic.is_empty() {
+        1.0
+    } else if !signals.semantic || semantic.is_empty() || lexical.is_empty() {
         // A goal none of whose words the workspace holds (`xyzzy`, a word
         // from another code base) names nothing here: the model's nearest
         // chunks to it would be served as if they answered it.
@@ -359,7 +361,7 @@ pub fn search_with_signals(
         .into_iter()
         .map(|slot| {
             let chunk = index.chunk(slot);
-            let lex = if max_lex > 0.0 {
+            let lex = if max_lex > 0.0 && !signals.model_alone {
                 lexical.get(&slot).copied().unwrap_or(0.0) / max_lex
             } else {
                 0.0

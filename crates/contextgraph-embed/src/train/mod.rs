@@ -27,14 +27,19 @@
 //!    is its inverse chunk frequency.
 
 pub mod align;
+mod contrastive;
 mod cooccur;
 mod linalg;
+pub mod pairs;
 mod pipeline;
 mod ppmi;
 mod sparse;
 mod svd;
 mod vocab;
 
+pub use contrastive::{
+    batch_loss, train_contrastive, ContrastiveConfig, ContrastiveReport, Gradient, Table, TokenPair,
+};
 pub use cooccur::Cooccurrence;
 pub use pipeline::{train, TrainConfig, TrainReport, TrainedModel};
 pub use ppmi::ppmi;
