@@ -71,6 +71,8 @@ struct Args {
     max_query: usize,
     max_doc: usize,
     name: String,
+    /// Share of the fine-tuned change kept: rows = start + blend * (trained - start).
+    blend: f32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -86,6 +88,7 @@ fn parse_args() -> Result<Args, String> {
         max_query: 64,
         max_doc: 384,
         name: "code-static-v2".to_string(),
+        blend: 1.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -125,6 +128,8 @@ fn parse_args() -> Result<Args, String> {
             "--max-query" => args.max_query = number(&flag, &value()?)?,
             "--max-doc" => args.max_doc = number(&flag, &value()?)?,
             "--name" => args.name = value()?,
+            "--blend" => args.blend = number(&flag, &value()?)?,
+            "--package-batches" => args.contrastive.package_batches = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -519,6 +524,7 @@ fn fine_tune(
         vectors.extend_from_slice(model.row(id).unwrap_or(&[]));
         weights.push(model.weight(id).unwrap_or(0.0));
     }
+    let start = vectors.clone();
     let mut table = Table {
         dim,
         vectors,
@@ -529,11 +535,17 @@ fn fine_tune(
     let mut mined = Vec::new();
     let (mut items, mut files) = (0usize, 0usize);
     let mut seen = std::collections::HashSet::new();
-    for (_, path, text) in docs {
+    let mut group = 0u32;
+    let mut last_package: Option<&str> = None;
+    for (package, path, text) in docs {
+        if last_package.is_some_and(|p| p != package) {
+            group += 1;
+        }
+        last_package = Some(package);
         mined.clear();
         mine_pairs(path, text, &mut mined);
         for pair in &mined {
-            let Some(tokens) = pair.to_tokens(
+            let Some(mut tokens) = pair.to_tokens(
                 |t| model.token_id(t).map(|i| i as u32),
                 args.max_query,
                 args.max_doc,
@@ -541,6 +553,7 @@ fn fine_tune(
             ) else {
                 continue;
             };
+            tokens.group = group;
             // One copy of each item query: "Creates a new instance" above a
             // hundred constructors would be a hundred false negatives.
             if pair.kind == PairKind::Item && !seen.insert(tokens.query.clone()) {
@@ -575,12 +588,18 @@ fn fine_tune(
         report.epoch_loss,
         report.validation
     );
+    // Weight-space interpolation towards the start (Wortsman et al. 2022,
+    // WiSE-FT): keeps what the count-based model knew about words the
+    // pairs rarely show.
+    for (v, s) in table.vectors.iter_mut().zip(&start) {
+        *v = s + args.blend * (*v - s);
+    }
     let c = &args.contrastive;
     let mut metadata = std::collections::BTreeMap::new();
     metadata.insert(
         "training".to_string(),
         format!(
-            "contrastive (symmetric InfoNCE, in-batch negatives) from {}: batch {}, temperature {}, {} epochs, Adam lr {}, anchor {}, seed {}; pairs: doc comment <-> documented item ({items}), module doc <-> file chunks ({files}, x{}); query <= {} tokens, doc <= {} tokens; pooling weights kept",
+            "contrastive (symmetric InfoNCE, in-batch negatives) from {}: batch {}, temperature {}, {} epochs, Adam lr {}, anchor {}, seed {}, package batches {}, blend {} with the start; pairs: doc comment <-> documented item ({items}), module doc <-> file chunks ({files}, x{}); query <= {} tokens, doc <= {} tokens; pooling weights kept",
             model.name(),
             c.batch_size,
             c.temperature,
@@ -588,6 +607,8 @@ fn fine_tune(
             c.learning_rate,
             c.anchor,
             c.seed,
+            c.package_batches,
+            args.blend,
             args.file_repeat,
             args.max_query,
             args.max_doc

@@ -35,6 +35,9 @@ pub struct TokenPair {
     pub query: Vec<u32>,
     /// The document side's tokens, in text order.
     pub doc: Vec<u32>,
+    /// The package the pair comes from (see
+    /// [`ContrastiveConfig::package_batches`]).
+    pub group: u32,
 }
 
 /// The trained table: `vocab × dim` rows and the fixed pooling weights.
@@ -89,6 +92,13 @@ pub struct ContrastiveConfig {
     pub validation_share: f32,
     /// Seed of the shuffles.
     pub seed: u64,
+    /// Fill each batch with pairs of as few packages as possible (the
+    /// packages in a shuffled order, each one's pairs shuffled), instead of
+    /// pairs drawn from the whole corpus. Why: search ranks the chunks of
+    /// one project against each other; with negatives from other packages
+    /// the loss is mostly won by telling languages and projects apart, with
+    /// negatives from the same package only by what the code does.
+    pub package_batches: bool,
 }
 
 impl Default for ContrastiveConfig {
@@ -101,6 +111,7 @@ impl Default for ContrastiveConfig {
             anchor: 0.0,
             validation_share: 0.02,
             seed: 0x00c0_ffee,
+            package_batches: false,
         }
     }
 }
@@ -327,6 +338,20 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix) {
     }
 }
 
+/// Reorders shuffled pairs so each package's pairs are adjacent, the
+/// packages in a random order (a pair's place within its package stays
+/// the shuffled one).
+fn order_by_package(pairs: &mut [&TokenPair], rng: &mut SplitMix) {
+    let groups = pairs
+        .iter()
+        .map(|p| p.group)
+        .max()
+        .map_or(0, |g| g as usize + 1);
+    let keys: Vec<u64> = (0..groups).map(|_| rng.next()).collect();
+    // Stable: within a package, the shuffled order is kept.
+    pairs.sort_by_key(|p| (keys[p.group as usize], p.group));
+}
+
 /// Validation loss and top-1 share over `pairs`, in fixed batches.
 fn validate(table: &Table, pairs: &[&TokenPair], config: &ContrastiveConfig) -> (f64, f64) {
     let mut loss = 0.0;
@@ -367,6 +392,10 @@ pub fn train_contrastive(
         })
         .collect();
     shuffle(&mut usable, &mut rng);
+    if config.package_batches {
+        // Validation batches as hard as the training ones.
+        order_by_package(&mut usable, &mut rng);
+    }
     let held = ((usable.len() as f64) * f64::from(config.validation_share)).round() as usize;
     let (validation, train) = usable.split_at(held.min(usable.len()));
     let mut train: Vec<&TokenPair> = train.to_vec();
@@ -385,6 +414,9 @@ pub fn train_contrastive(
     };
     for _ in 0..config.epochs {
         shuffle(&mut train, &mut rng);
+        if config.package_batches {
+            order_by_package(&mut train, &mut rng);
+        }
         let mut sum = 0.0;
         let mut batches = 0;
         for batch in train.chunks(config.batch_size) {

@@ -154,7 +154,8 @@ impl MinedPair {
     /// tokens are skipped); the query keeps its first `max_query` known
     /// tokens (a doc block's summary sentence comes first), the document
     /// its first `max_doc`. `None` when a side has fewer than `min_query`
-    /// (query) or one (document) known token.
+    /// (query) or one (document) known token. The pair's group is 0 (the
+    /// caller sets its package).
     pub fn to_tokens(
         &self,
         lookup: impl Fn(&str) -> Option<u32>,
@@ -175,7 +176,11 @@ impl MinedPair {
         };
         let query = ids(&self.query, max_query);
         let doc = ids(&self.doc, max_doc);
-        (query.len() >= min_query.max(1) && !doc.is_empty()).then_some(TokenPair { query, doc })
+        (query.len() >= min_query.max(1) && !doc.is_empty()).then_some(TokenPair {
+            query,
+            doc,
+            group: 0,
+        })
     }
 }
 
