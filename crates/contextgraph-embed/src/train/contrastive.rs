@@ -439,7 +439,11 @@ pub fn train_contrastive(
 
 #[cfg(test)]
 mod tests {
-    use super::{batch_loss, train_contrastive, ContrastiveConfig, Gradient, Table, TokenPair};
+    use super::{
+        batch_loss, order_by_package, shuffle, train_contrastive, ContrastiveConfig, Gradient,
+        Table, TokenPair,
+    };
+    use crate::train::svd::SplitMix;
 
     fn tiny() -> (Table, Vec<TokenPair>) {
         let dim = 4;
@@ -452,14 +456,17 @@ mod tests {
             TokenPair {
                 query: vec![0, 1],
                 doc: vec![2, 3, 3],
+                group: 0,
             },
             TokenPair {
                 query: vec![4],
                 doc: vec![5, 0, 6],
+                group: 1,
             },
             TokenPair {
                 query: vec![2, 5],
                 doc: vec![1, 4],
+                group: 0,
             },
         ];
         (
@@ -470,6 +477,35 @@ mod tests {
             },
             pairs,
         )
+    }
+
+    #[test]
+    fn package_batches_keep_each_packages_pairs_together_in_shuffled_order() {
+        let pairs: Vec<TokenPair> = (0..40u32)
+            .map(|i| TokenPair {
+                query: vec![i],
+                doc: vec![i],
+                group: i % 4,
+            })
+            .collect();
+        let mut order: Vec<&TokenPair> = pairs.iter().collect();
+        let mut rng = SplitMix(7);
+        shuffle(&mut order, &mut rng);
+        let shuffled: Vec<u32> = order.iter().map(|p| p.query[0]).collect();
+        order_by_package(&mut order, &mut rng);
+        let groups: Vec<u32> = order.iter().map(|p| p.group).collect();
+        let runs = groups.windows(2).filter(|w| w[0] != w[1]).count();
+        assert_eq!(runs, 3, "four packages, each one run: {groups:?}");
+        // Within a package, the shuffled order is kept.
+        for g in 0..4 {
+            let kept: Vec<u32> = order
+                .iter()
+                .filter(|p| p.group == g)
+                .map(|p| p.query[0])
+                .collect();
+            let before: Vec<u32> = shuffled.iter().copied().filter(|q| q % 4 == g).collect();
+            assert_eq!(kept, before);
+        }
     }
 
     #[test]
