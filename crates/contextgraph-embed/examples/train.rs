@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use contextgraph_embed::train::pairs::{mine_pairs, PairKind};
+use contextgraph_embed::train::pairs::{mine_pairs, question_frame, MinedPair, PairKind};
 use contextgraph_embed::train::{train, train_contrastive, ContrastiveConfig, Table, TrainConfig};
 use contextgraph_embed::{ModelSpec, StaticModel, Storage};
 
@@ -73,6 +73,8 @@ struct Args {
     name: String,
     /// Share of the fine-tuned change kept: rows = start + blend * (trained - start).
     blend: f32,
+    /// Share of pairs whose query is put in a question frame.
+    question_share: f32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -89,6 +91,7 @@ fn parse_args() -> Result<Args, String> {
         max_doc: 384,
         name: "code-static-v2".to_string(),
         blend: 1.0,
+        question_share: 0.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -128,6 +131,7 @@ fn parse_args() -> Result<Args, String> {
             "--max-query" => args.max_query = number(&flag, &value()?)?,
             "--max-doc" => args.max_doc = number(&flag, &value()?)?,
             "--name" => args.name = value()?,
+            "--questions" => args.question_share = number(&flag, &value()?)?,
             "--blend" => args.blend = number(&flag, &value()?)?,
             "--package-batches" => args.contrastive.package_batches = true,
             other => return Err(format!("unknown argument {other}")),
@@ -536,6 +540,7 @@ fn fine_tune(
     let (mut items, mut files) = (0usize, 0usize);
     let mut seen = std::collections::HashSet::new();
     let mut group = 0u32;
+    let mut index = 0u64;
     let mut last_package: Option<&str> = None;
     for (package, path, text) in docs {
         if last_package.is_some_and(|p| p != package) {
@@ -545,6 +550,19 @@ fn fine_tune(
         mined.clear();
         mine_pairs(path, text, &mut mined);
         for pair in &mined {
+            let original = contextgraph_embed::tokenize::tokens(&pair.query).join(" ");
+            let framed;
+            let pair = match question_frame(index, args.contrastive.seed, args.question_share) {
+                Some(frame) => {
+                    framed = MinedPair {
+                        query: format!("{frame} {}", pair.query),
+                        ..pair.clone()
+                    };
+                    &framed
+                }
+                None => pair,
+            };
+            index += 1;
             let Some(mut tokens) = pair.to_tokens(
                 |t| model.token_id(t).map(|i| i as u32),
                 args.max_query,
@@ -556,7 +574,7 @@ fn fine_tune(
             tokens.group = group;
             // One copy of each item query: "Creates a new instance" above a
             // hundred constructors would be a hundred false negatives.
-            if pair.kind == PairKind::Item && !seen.insert(tokens.query.clone()) {
+            if pair.kind == PairKind::Item && !seen.insert(original) {
                 continue;
             }
             let repeat = if pair.kind == PairKind::File {
@@ -599,7 +617,7 @@ fn fine_tune(
     metadata.insert(
         "training".to_string(),
         format!(
-            "contrastive (symmetric InfoNCE, in-batch negatives) from {}: batch {}, temperature {}, {} epochs, Adam lr {}, anchor {}, seed {}, package batches {}, blend {} with the start; pairs: doc comment <-> documented item ({items}), module doc <-> file chunks ({files}, x{}); query <= {} tokens, doc <= {} tokens; pooling weights kept",
+            "contrastive (symmetric InfoNCE, in-batch negatives) from {}: batch {}, temperature {}, {} epochs, Adam lr {}, anchor {}, seed {}, package batches {}, blend {} with the start, question frames on {} of the queries; pairs: doc comment <-> documented item ({items}), module doc <-> file chunks ({files}, x{}); query <= {} tokens, doc <= {} tokens; pooling weights kept",
             model.name(),
             c.batch_size,
             c.temperature,
@@ -609,6 +627,7 @@ fn fine_tune(
             c.seed,
             c.package_batches,
             args.blend,
+            args.question_share,
             args.file_repeat,
             args.max_query,
             args.max_doc

@@ -149,6 +149,40 @@ fn region(lines: &[&str], start: usize, skip: (usize, usize)) -> Vec<usize> {
     out
 }
 
+/// Question frames a query may be put in (their words only: the encoder
+/// is a bag of words, so their place does not matter). Why: goals are
+/// asked as questions ("how does the scheduler work", "how does X relate to
+/// Y") while doc comments are statements; question words are rare in code,
+/// so their inverse-frequency weights are high (`relate` 7.7, `how` 3.8
+/// against 0.5 for `the`) and, untrained, they pull a question's vector
+/// towards whatever code happens to say them. Framed queries teach the rows
+/// of those words to stay out of the way.
+pub const QUESTION_FRAMES: &[&str] = &[
+    "how does work",
+    "how is done",
+    "how are handled",
+    "what does do",
+    "where is implemented",
+    "which code handles",
+    "how does relate to",
+    "explain how works",
+    "how do interact with",
+    "what happens when",
+    "how to",
+    "where are defined",
+];
+
+/// The frame of the `index`-th pair, or `None`: a seeded hash picks
+/// about `share` of the pairs and the frame, so a run is reproducible.
+pub fn question_frame(index: u64, seed: u64, share: f32) -> Option<&'static str> {
+    let mut z = index.wrapping_add(seed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    let pick = (z >> 40) as f32 / (1u64 << 24) as f32;
+    (pick < share).then(|| QUESTION_FRAMES[(z % QUESTION_FRAMES.len() as u64) as usize])
+}
+
 impl MinedPair {
     /// The pair as token ids: `lookup` maps a token to its row (unknown
     /// tokens are skipped); the query keeps its first `max_query` known
@@ -379,6 +413,49 @@ x = 1
         let text =
             "fn a() {}\n\n// A note about nothing.\n\nfn b() {}\n// The field.\nfield: u32,\n";
         assert!(mine("a.rs", text).is_empty());
+    }
+
+    #[test]
+    fn question_frames_pick_about_the_share_asked_reproducibly() {
+        let picked = (0..10_000u64)
+            .filter(|&i| super::question_frame(i, 1, 0.3).is_some())
+            .count();
+        assert!((2_700..3_300).contains(&picked), "{picked}");
+        assert!((0..1000u64).all(|i| super::question_frame(i, 1, 0.0).is_none()));
+        assert!((0..1000u64).all(|i| super::question_frame(i, 1, 1.0).is_some()));
+        let a: Vec<_> = (0..100u64)
+            .map(|i| super::question_frame(i, 5, 0.5))
+            .collect();
+        let b: Vec<_> = (0..100u64)
+            .map(|i| super::question_frame(i, 5, 0.5))
+            .collect();
+        assert_eq!(a, b);
+        let frames: std::collections::BTreeSet<_> = a.into_iter().flatten().collect();
+        assert!(frames.len() > 5, "frames vary: {frames:?}");
+    }
+
+    #[test]
+    fn to_tokens_caps_the_query_from_its_start_and_skips_unknown_words() {
+        let pair = MinedPair {
+            kind: PairKind::Item,
+            query: "/// Retry the call after backoff".to_string(),
+            doc: "src/retry.rs\nfn retry() {}".to_string(),
+        };
+        let vocab = ["retry", "call", "after", "backoff", "src", "rs", "fn"];
+        let lookup = |t: &str| vocab.iter().position(|v| *v == t).map(|i| i as u32);
+        let got = pair
+            .to_tokens(lookup, 3, 10, 2)
+            .expect("enough known tokens");
+        assert_eq!(
+            got.query,
+            [0, 1, 2],
+            "`the` is unknown; the cap keeps the start"
+        );
+        assert_eq!(got.doc, [4, 0, 5, 6, 0]);
+        assert!(
+            pair.to_tokens(lookup, 3, 10, 5).is_none(),
+            "too few query tokens"
+        );
     }
 
     #[test]
