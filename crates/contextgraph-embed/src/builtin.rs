@@ -11,11 +11,11 @@ use crate::error::ModelError;
 use crate::model::StaticModel;
 
 /// The shipped model file's bytes.
-pub const BUILTIN_MODEL_BYTES: &[u8] = include_bytes!("../model/code-static-v2.safetensors");
+pub const BUILTIN_MODEL_BYTES: &[u8] = include_bytes!("../model/code-static-v3.safetensors");
 
 /// The label errors and [`StaticModel::file`] use for the shipped model.
 pub const BUILTIN_MODEL_LABEL: &str =
-    "built-in model (contextgraph-embed/model/code-static-v2.safetensors)";
+    "built-in model (contextgraph-embed/model/code-static-v3.safetensors)";
 
 /// The shipped model, parsed once per process on first use (a few
 /// milliseconds). An error means the crate was built from a damaged

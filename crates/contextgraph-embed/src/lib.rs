@@ -22,7 +22,9 @@
 //! - [`ModelSpec`]: writing a model file (the trainer's export, and the
 //!   tests' tiny models).
 //! - [`train`]: the co-occurrence / PPMI / truncated-SVD pipeline that built
-//!   the shipped model from source code (`examples/train.rs` drives it).
+//!   model v2 from source code, and the contrastive fine-tuning on
+//!   (doc comment, documented code) pairs that turned v2 into the shipped
+//!   v3 (`examples/train.rs` drives both).
 //! - [`builtin()`]: the shipped model, the default.
 #![warn(missing_docs)]
 

@@ -13,7 +13,7 @@ fn model() -> &'static StaticModel {
 #[test]
 fn the_builtin_model_loads_with_its_documented_shape() {
     let m = model();
-    assert_eq!(m.name(), "code-static-v2");
+    assert_eq!(m.name(), "code-static-v3");
     assert_eq!(m.dim(), 128);
     assert!(m.vocab_len() > 15_000, "vocab {}", m.vocab_len());
     assert!(m.file().starts_with("built-in model"));

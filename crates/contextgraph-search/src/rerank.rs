@@ -182,6 +182,12 @@ pub struct RerankSignals {
     /// reason as `semantic_uncovered` (steps 6 and 7 already lift a
     /// question's files by meaning).
     pub semantic_files: bool,
+    /// The model alone: the lexical score's weight in the fusion is zero
+    /// and the semantic score's is one (the name, path and proximity
+    /// signals and the layer's steps stay). **Off by default**; a
+    /// measuring switch (`CGP_RANK_SIGNALS_ON=model_alone`) that tells
+    /// embedding models apart where the fused ranking barely moves.
+    pub model_alone: bool,
 }
 
 impl Default for RerankSignals {
@@ -201,6 +207,7 @@ impl Default for RerankSignals {
             question_agreement: true,
             semantic_uncovered: false,
             semantic_files: false,
+            model_alone: false,
         }
     }
 }
@@ -222,11 +229,12 @@ impl RerankSignals {
         question_agreement: false,
         semantic_uncovered: false,
         semantic_files: false,
+        model_alone: false,
     };
 
     /// The default with the signals named in `CGP_RANK_SIGNALS_OFF`
     /// switched off, then those named in `CGP_RANK_SIGNALS_ON` switched on
-    /// (comma-separated: `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files,question_semantic,question_agreement,floor`;
+    /// (comma-separated: `definitions,roles,coherence,saturation,file_focus,file_name,test_files,code_goals,semantic,semantic_uncovered,semantic_files,question_semantic,question_agreement,floor,model_alone`;
     /// `all` in `CGP_RANK_SIGNALS_OFF` is every one). Read by the
     /// benchmark's ablation runs; unset means the default.
     pub fn from_env() -> RerankSignals {
@@ -265,6 +273,7 @@ impl RerankSignals {
             "question_agreement" => &mut self.question_agreement,
             "semantic_uncovered" => &mut self.semantic_uncovered,
             "semantic_files" => &mut self.semantic_files,
+            "model_alone" => &mut self.model_alone,
             _ => return None,
         })
     }

@@ -25,16 +25,29 @@
 //!    iteration (Halko, Martinsson & Tropp 2011).
 //! 5. Rows `U·Σ^p` are normalised to unit length; each token's pooling weight
 //!    is its inverse chunk frequency.
+//!
+//! Then, for the shipped model (v3), the count-based rows are fine-tuned
+//! for retrieval: [`pairs`] mines (doc comment, documented code) and (module
+//! doc, file chunk) pairs from the same corpus, and [`train_contrastive`]
+//! trains the rows with a symmetric InfoNCE loss over in-batch negatives
+//! from the same package, through the unchanged encoder (weighted mean,
+//! normalised). The count-based start matters: it gives every word a place,
+//! and the pairs then move the words that prose and code share.
 
 pub mod align;
+mod contrastive;
 mod cooccur;
 mod linalg;
+pub mod pairs;
 mod pipeline;
 mod ppmi;
 mod sparse;
 mod svd;
 mod vocab;
 
+pub use contrastive::{
+    batch_loss, train_contrastive, ContrastiveConfig, ContrastiveReport, Gradient, Table, TokenPair,
+};
 pub use cooccur::Cooccurrence;
 pub use pipeline::{train, TrainConfig, TrainReport, TrainedModel};
 pub use ppmi::ppmi;

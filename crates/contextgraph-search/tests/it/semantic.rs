@@ -256,3 +256,45 @@ fn a_question_scores_a_file_about_the_goal_throughout_above_a_lone_matching_chun
     let description = "the client retries a failed request";
     assert_eq!(best(on, description).as_deref(), Some("src/render.rs"));
 }
+
+/// The measuring switch `model_alone` ranks by the model's scores with the
+/// lexical score's weight zeroed: a goal that names one file's function
+/// lexically is ranked by the semantic scores given, which here favour the
+/// other file; by default the lexical match wins.
+#[test]
+fn model_alone_ranks_by_the_semantic_score_instead_of_the_lexical_one() {
+    let dir = tempfile::tempdir().expect("repo");
+    write_files(
+        dir.path(),
+        &[("src/retry.rs", RETRY_RS), ("src/render.rs", RENDER_RS)],
+    );
+    let first_file = |signals: contextgraph_search::rerank::RerankSignals| {
+        let cache = tempfile::tempdir().expect("cache");
+        let mut opts = options(cache.path());
+        opts.rank_signals = signals;
+        let (ws, _) = Workspace::open(dir.path(), opts).expect("open");
+        let slot_of = |name: &str, path: &str| {
+            ranked_with(&ws, name, &[])
+                .into_iter()
+                .find(|&s| ws.view().chunk(s).is_some_and(|(p, _)| p == path))
+                .expect("a chunk of the file")
+        };
+        let semantic = [
+            (slot_of("render_glyph", "src/render.rs"), 0.9),
+            (slot_of("send_with_backoff", "src/retry.rs"), 0.1),
+        ];
+        let ranked = ranked_with(&ws, "send a request again with backoff", &semantic);
+        ranked
+            .first()
+            .and_then(|&s| ws.view().chunk(s).map(|(p, _)| p.to_string()))
+    };
+    let alone = contextgraph_search::rerank::RerankSignals {
+        model_alone: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        first_file(Default::default()).as_deref(),
+        Some("src/retry.rs")
+    );
+    assert_eq!(first_file(alone).as_deref(), Some("src/render.rs"));
+}
