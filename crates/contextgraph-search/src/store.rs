@@ -374,10 +374,13 @@ impl Store {
         records: impl Iterator<Item = &'a FileRecord>,
     ) -> Result<(), StoreError> {
         self.write_index(&Index::from_records(records.cloned()))
+            .map(|_| ())
     }
 
     /// Write a fresh snapshot of `index` and start an empty journal.
-    pub fn write_index(&self, index: &Index) -> Result<(), StoreError> {
+    /// Returns the snapshot's id (what [`Index::saved_snapshot`] reports
+    /// once it is loaded), which files kept beside it bind to.
+    pub fn write_index(&self, index: &Index) -> Result<[u8; 32], StoreError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
@@ -389,7 +392,8 @@ impl Store {
         let mut journal = self.header(JOURNAL_MAGIC);
         journal.raw(&snapshot_id);
         let jp = self.journal_path();
-        atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))
+        atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))?;
+        Ok(snapshot_id)
     }
 
     /// Append entries to the journal (requires a snapshot written before).
@@ -448,9 +452,10 @@ fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Resu
     Ok(sha256(&directory))
 }
 
-/// The snapshot's bytes: mapped, or read whole where mapping is refused
-/// (an empty file, a file system without mmap).
-fn map(file: &fs::File) -> std::io::Result<Backing> {
+/// A saved file's bytes (the snapshot, the vectors file): mapped, or read
+/// whole where mapping is refused (an empty file, a file system without
+/// mmap).
+pub(crate) fn map(file: &fs::File) -> std::io::Result<Backing> {
     // SAFETY: the mapping is read-only and the file is never written in
     // place: every writer (this process or another `cgp`) writes a
     // temporary file and renames it over this one, which leaves the mapped

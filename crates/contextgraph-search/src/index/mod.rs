@@ -121,6 +121,31 @@ pub struct Index {
     /// Set when saved chunks did not match their checksum: they are not
     /// served, and the next refresh rebuilds the index from the files.
     corrupt: Arc<std::sync::atomic::AtomicBool>,
+    /// Which numbering of the slots this is (see [`Index::layout_id`]).
+    layout: LayoutId,
+}
+
+/// A process-unique number for one numbering of an index's slots. Slots
+/// are only ever appended (an upsert tombstones a file's slots and appends
+/// new ones), so while the id stays the same a slot keeps naming the same
+/// chunk content; a compaction or a load renumbers them and takes a new id.
+/// A clone takes a new id too: two clones could append different content
+/// at the same slot numbers.
+#[derive(Debug)]
+struct LayoutId(u64);
+
+static NEXT_LAYOUT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Default for LayoutId {
+    fn default() -> Self {
+        LayoutId(NEXT_LAYOUT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for LayoutId {
+    fn clone(&self) -> Self {
+        LayoutId::default()
+    }
 }
 
 impl Index {
@@ -339,5 +364,27 @@ impl Index {
     /// Total number of slots ever allocated (live or dead).
     pub fn slot_capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Identifies this numbering of the slots: while it is unchanged, slot
+    /// `s` below an earlier [`slot_capacity`](Self::slot_capacity) holds
+    /// the same chunk content it held then (or is dead). What is kept per
+    /// slot beside the index (the semantic signal's vectors) stays aligned
+    /// by checking this id, instead of each slot's content.
+    pub fn layout_id(&self) -> u64 {
+        self.layout.0
+    }
+
+    /// The loaded snapshot this index extends, when there is one: its id
+    /// (the SHA-256 of its section directory, as the store names it) and
+    /// its number of slots, which are this index's slots `0..n`.
+    pub fn saved_snapshot(&self) -> Option<([u8; 32], u32)> {
+        self.frozen.as_ref().map(|f| (f.id, self.frozen_slots))
+    }
+
+    /// The live slots in ascending order: a snapshot written now numbers
+    /// them `0..` in this order (see `index/snapshot.rs`).
+    pub fn live_slot_numbers(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.slots.len() as u32).filter(|&s| self.is_live(s))
     }
 }
