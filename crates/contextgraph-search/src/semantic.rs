@@ -305,8 +305,24 @@ impl SemanticIndex {
         // One file's text and line index, kept while its chunks are visited
         // (a file's slots are consecutive).
         let mut current: Option<(String, Option<(String, LineIndex)>)> = None;
+        // The chunks of the file being visited (a file's slots are
+        // consecutive), decoded for this pass only.
+        let mut chunks: Option<(u32, &str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> = None;
         for slot in start..capacity {
-            let Some((rel_path, chunk)) = index.chunk(slot as u32) else {
+            let Some(file) = index.file_number(slot as u32) else {
+                self.rows.push(None);
+                continue;
+            };
+            if chunks.as_ref().is_none_or(|c| c.0 != file) {
+                chunks = index
+                    .file_chunks_once(file)
+                    .map(|(path, first, list)| (file, path, first, list));
+            }
+            let chunk = chunks.as_ref().and_then(|(_, path, first, list)| {
+                let ordinal = (slot as u32).checked_sub(*first)?;
+                Some((*path, list.get(ordinal as usize)?))
+            });
+            let Some((rel_path, chunk)) = chunk else {
                 self.rows.push(None);
                 continue;
             };
@@ -439,6 +455,33 @@ impl SemanticIndex {
             self.blend_files(index, query.as_slice(), file_share, &mut scores);
         }
         Ok(scores)
+    }
+
+    /// At least the best `keep` of the scores of
+    /// [`semantic_scores_with_files`](Self::semantic_scores_with_files)
+    /// (all that score above the `keep`-th), unordered, without a score per
+    /// chunk held: the scoring pass keeps a running floor. A file share
+    /// (each score blended with its whole file's) needs every score first.
+    pub(crate) fn top_unsorted(
+        &self,
+        index: &Index,
+        model: &StaticModel,
+        goal: &str,
+        file_share: f32,
+        keep: usize,
+    ) -> Result<Vec<(u32, f32)>, ModelError> {
+        if file_share > 0.0 {
+            return self.scores_unsorted(index, model, goal, file_share);
+        }
+        model.check_compatible(self.dim, &self.fingerprint)?;
+        let Some(query) = model.encode(goal) else {
+            return Ok(Vec::new());
+        };
+        if self.layout != Some(index.layout_id()) {
+            return Ok(Vec::new());
+        }
+        let rounded = Query::new(query.as_slice());
+        Ok(self.rows.top(&rounded, &|s| index.is_live(s), keep))
     }
 
     /// Blends each score with its file's cosine (the scores are in slot

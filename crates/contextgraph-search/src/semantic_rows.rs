@@ -109,32 +109,163 @@ impl Rows {
     /// Calls `f(slot, score)` for every slot with a vector for which
     /// `live(slot)` holds, with `score` the cosine of its vector and the
     /// unit-length `query` (as rounded by [`Query::new`]).
-    pub(crate) fn score(
+    pub(crate) fn score(&self, query: &Query, live: impl Fn(u32) -> bool, f: impl FnMut(u32, f32)) {
+        self.score_range(0..self.len(), query, live, f);
+    }
+
+    /// [`score`](Self::score) for the slots in `range`, in slot order.
+    /// The components and scales are walked as slices (no per-row lookup):
+    /// the pass is bound by memory bandwidth, 128 bytes a row.
+    fn score_range(
         &self,
+        range: std::ops::Range<usize>,
         query: &Query,
         live: impl Fn(u32) -> bool,
         mut f: impl FnMut(u32, f32),
     ) {
-        if query.q.len() != self.dim {
+        let dim = self.dim;
+        if query.q.len() != dim || dim == 0 {
             return;
         }
-        if let Some(b) = &self.base {
-            for slot in 0..b.len() {
-                let scale = b.scale(slot);
-                if scale > 0.0 && live(slot as u32) {
-                    let dot = dot_i8(&query.q, b.components(slot));
-                    f(slot as u32, dot as f32 * scale * query.scale);
+        let mut visit = |first: usize, components: &[u8], scales: &mut dyn Iterator<Item = f32>| {
+            for (i, (row, scale)) in components.chunks_exact(dim).zip(scales).enumerate() {
+                let slot = (first + i) as u32;
+                if scale > 0.0 && live(slot) {
+                    f(slot, dot_i8(&query.q, row) as f32 * scale * query.scale);
                 }
             }
-        }
-        let first = self.base_len();
-        let rows = self.components.chunks_exact(self.dim.max(1));
-        for (i, (q, &scale)) in rows.zip(&self.scales).enumerate() {
-            let slot = (first + i) as u32;
-            if scale > 0.0 && live(slot) {
-                f(slot, dot_i8(&query.q, q) as f32 * scale * query.scale);
+        };
+        let base_len = self.base_len();
+        if let Some(b) = &self.base {
+            let (start, end) = (range.start.min(base_len), range.end.min(base_len));
+            if start < end {
+                let (components, scales) = b.block(start..end);
+                let mut scales = scales
+                    .chunks_exact(4)
+                    .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]));
+                visit(start, components, &mut scales);
             }
         }
+        let (start, end) = (
+            range.start.max(base_len) - base_len,
+            range.end.max(base_len) - base_len,
+        );
+        let end = end.min(self.scales.len());
+        if start < end {
+            let components = self.components.get(start * dim..end * dim).unwrap_or(&[]);
+            visit(
+                start + base_len,
+                components,
+                &mut self.scales[start..end].iter().copied(),
+            );
+        }
+    }
+
+    /// At least the `keep` best-scoring live slots (exactly those scoring
+    /// above the `keep`-th best, ties broken by slot), unordered: what a
+    /// query needs, without holding a score per chunk. Large indexes are
+    /// scored in contiguous parts on several threads (the pass is bound by
+    /// memory bandwidth, which more cores share better than one).
+    pub(crate) fn top(
+        &self,
+        query: &Query,
+        live: &(dyn Fn(u32) -> bool + Sync),
+        keep: usize,
+    ) -> Vec<(u32, f32)> {
+        let keep = keep.max(1);
+        let n = self.len();
+        let parts = if n < PARALLEL_ROWS {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map_or(1, |p| p.get())
+                .clamp(1, MAX_THREADS)
+        };
+        let part = n.div_ceil(parts);
+        let best_of = |range: std::ops::Range<usize>| {
+            let mut top = Top::new(keep);
+            self.score_range(range, query, live, |s, x| top.offer(s, x));
+            top.into_vec()
+        };
+        let mut out = if parts == 1 {
+            best_of(0..n)
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (1..parts)
+                    .map(|i| {
+                        let (start, end) = (i * part, ((i + 1) * part).min(n));
+                        std::thread::Builder::new()
+                            .name("cgp-semantic".into())
+                            .spawn_scoped(scope, move || best_of(start..end))
+                            .map_err(|_| start..end)
+                    })
+                    .collect();
+                let mut out = best_of(0..part.min(n));
+                for h in handles {
+                    match h {
+                        Ok(h) => out.extend(h.join().unwrap_or_default()),
+                        // No thread: this one scores the part.
+                        Err(range) => out.extend(best_of(range)),
+                    }
+                }
+                out
+            })
+        };
+        if out.len() > keep {
+            out.select_nth_unstable_by(keep - 1, crate::semantic::best_first);
+            out.truncate(keep);
+        }
+        out
+    }
+}
+
+/// Rows below which the scoring pass stays on one thread (a thread costs
+/// tens of microseconds; 50,000 rows take about a millisecond).
+const PARALLEL_ROWS: usize = 50_000;
+/// Most threads one scoring pass uses.
+const MAX_THREADS: usize = 4;
+
+/// The best `keep` scores offered in ascending slot order: a score enters
+/// only above the current floor (the `keep`-th best so far), so most rows
+/// cost one comparison and memory stays `O(keep)`.
+struct Top {
+    keep: usize,
+    scores: Vec<(u32, f32)>,
+    floor: f32,
+}
+
+impl Top {
+    fn new(keep: usize) -> Top {
+        Top {
+            keep,
+            scores: Vec::with_capacity(4 * keep),
+            floor: f32::NEG_INFINITY,
+        }
+    }
+
+    /// A later slot ties below an earlier one (ties go to the lower slot),
+    /// so a score equal to the floor never enters.
+    fn offer(&mut self, slot: u32, score: f32) {
+        if score > self.floor {
+            self.scores.push((slot, score));
+            if self.scores.len() >= 4 * self.keep {
+                self.shrink();
+            }
+        }
+    }
+
+    fn shrink(&mut self) {
+        if self.scores.len() > self.keep {
+            self.scores
+                .select_nth_unstable_by(self.keep - 1, crate::semantic::best_first);
+            self.scores.truncate(self.keep);
+            self.floor = self.scores[self.keep - 1].1;
+        }
+    }
+
+    fn into_vec(mut self) -> Vec<(u32, f32)> {
+        self.shrink();
+        self.scores
     }
 }
 

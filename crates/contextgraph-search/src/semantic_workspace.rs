@@ -278,28 +278,51 @@ impl Workspace {
         limit: usize,
         accept: &dyn Fn(&ChunkRecord) -> bool,
     ) -> Vec<(u32, f32)> {
-        let mut scores = self.semantic_unsorted(goal);
+        if limit == 0 || !self.semantic_in_use() {
+            return Vec::new();
+        }
+        let Ok(model) = contextgraph_embed::builtin() else {
+            return Vec::new();
+        };
+        let _ = self.prepare_semantic();
+        let Ok(guard) = self.shared.semantic.lock() else {
+            return Vec::new();
+        };
+        let Some(semantic) = guard.as_ref() else {
+            return Vec::new();
+        };
         let view = self.view();
-        let accepted = |slot: u32| view.chunk(slot).is_some_and(|(_, c)| accept(c));
+        let file_share = self.file_share(goal);
         // Most goals find `limit` accepted chunks among the best few
         // `limit`s; a selective filter widens the window until it does.
-        let mut window = limit.saturating_mul(2).max(1);
+        let mut window = limit.saturating_mul(2);
         loop {
-            if window < scores.len() {
-                scores.select_nth_unstable_by(window, best_first);
-            }
-            let head = window.min(scores.len());
-            scores[..head].sort_by(best_first);
-            let out: Vec<(u32, f32)> = scores[..head]
-                .iter()
-                .filter(|(s, _)| accepted(*s))
+            let mut scores = semantic
+                .top_unsorted(view.index(), model, goal, file_share, window)
+                .unwrap_or_default();
+            scores.sort_by(best_first);
+            let exhausted = scores.len() < window;
+            let out: Vec<(u32, f32)> = scores
+                .into_iter()
+                .filter(|&(s, _)| view.chunk(s).is_some_and(|(_, c)| accept(c)))
                 .take(limit)
-                .copied()
                 .collect();
-            if out.len() == limit || head == scores.len() {
+            if out.len() == limit || exhausted {
                 return out;
             }
             window = window.saturating_mul(8);
+        }
+    }
+
+    /// The share of a chunk's score its file has for `goal` (see
+    /// [`QUESTION_FILE_SHARE`]).
+    fn file_share(&self, goal: &str) -> f32 {
+        if self.shared.options.rank_signals.semantic_files
+            && crate::rerank::QueryShape::of(goal).question
+        {
+            QUESTION_FILE_SHARE
+        } else {
+            0.0
         }
     }
 
@@ -322,15 +345,8 @@ impl Workspace {
             return Vec::new();
         };
         let view = self.view();
-        let file_share = if self.shared.options.rank_signals.semantic_files
-            && crate::rerank::QueryShape::of(goal).question
-        {
-            QUESTION_FILE_SHARE
-        } else {
-            0.0
-        };
         semantic
-            .scores_unsorted(view.index(), model, goal, file_share)
+            .scores_unsorted(view.index(), model, goal, self.file_share(goal))
             .unwrap_or_default()
     }
 }

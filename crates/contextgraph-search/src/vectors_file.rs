@@ -178,6 +178,20 @@ impl AlignedRows {
         self.bytes.get(at..at + self.dim).unwrap_or(&[])
     }
 
+    /// The components and the scales (`f32` LE bytes) of rows `range`
+    /// (empty past the end).
+    pub(crate) fn block(&self, range: std::ops::Range<usize>) -> (&[u8], &[u8]) {
+        let components = self
+            .bytes
+            .get(self.components + range.start * self.dim..self.components + range.end * self.dim)
+            .unwrap_or(&[]);
+        let scales = self
+            .bytes
+            .get(self.scales + range.start * 4..self.scales + range.end * 4)
+            .unwrap_or(&[]);
+        (components, scales)
+    }
+
     /// Row `i`'s content digest.
     pub fn digest(&self, i: usize) -> Option<&[u8; 32]> {
         let at = self.digests + 32 * i;

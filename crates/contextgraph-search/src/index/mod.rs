@@ -273,6 +273,35 @@ impl Index {
         })
     }
 
+    /// A file's path, first slot and chunk records, by file number
+    /// ([`file_number`](Self::file_number)), decoded for the caller and not
+    /// kept (unless already decoded): a pass over every chunk (embedding
+    /// them all for the semantic signal) would otherwise leave every
+    /// record decoded in memory, doubling a large index's footprint.
+    pub fn file_chunks_once(
+        &self,
+        file: u32,
+    ) -> Option<(&str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> {
+        let e = self.files.get(file as usize)?.as_ref()?;
+        let path = e.head.rel_path.as_str();
+        if let Some(record) = e.record.get() {
+            return Some((
+                path,
+                e.first_slot,
+                std::borrow::Cow::Borrowed(&record.chunks),
+            ));
+        }
+        let chunks = match &e.packed {
+            Some(packed) => packed.unpack(e.chunk_count as usize)?,
+            None => {
+                let mut r = crate::codec::Reader::new(self.saved_bytes(e)?);
+                crate::codec::read_chunks(&mut r, false)
+                    .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)?
+            }
+        };
+        Some((path, e.first_slot, std::borrow::Cow::Owned(chunks)))
+    }
+
     /// All file records with their chunks' `terms` filled back in from the
     /// postings (costly: for export and tests, not for serving).
     pub fn records_with_terms(&self) -> Vec<FileRecord> {
