@@ -11,10 +11,11 @@
 //!
 //! `CORPUS` is copied once into `WORK/tree`; every (build, mode) keeps its
 //! own cache under `WORK`. `BASELINE_EXE` is this example built from the
-//! commit to compare against. Modes: `on` (signal on, no chunk limit),
-//! `off` (signal off) and `default` (the build's default options: the
-//! chunk limit applies). Rounds: `$CGP_SCALE_ROUNDS` (default 5) warm and
-//! `$CGP_SCALE_COLD_ROUNDS` (default 3) cold.
+//! commit to compare against. Modes: `on` (signal on, no chunk limit) and
+//! `off` (signal off: what a build whose chunk limit the tree exceeds
+//! runs), or those given in `$CGP_SCALE_MODES` (comma-separated; `default`
+//! is the build's default options). Rounds: `$CGP_SCALE_ROUNDS` (default
+//! 5) warm and `$CGP_SCALE_COLD_ROUNDS` (default 3) cold.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -181,7 +182,8 @@ fn main() {
     if let Some(b) = args.get(3) {
         builds.push(("base", PathBuf::from(b)));
     }
-    let modes = ["on", "off", "default"];
+    let modes_var = std::env::var("CGP_SCALE_MODES").unwrap_or_else(|_| "on,off".into());
+    let modes: Vec<&str> = modes_var.split(',').collect();
     let tree_s = tree.to_string_lossy().into_owned();
     let cache = |build: &str, mode: &str| work.join(format!("cache-{build}-{mode}"));
     println!(
@@ -194,7 +196,7 @@ fn main() {
     let mut cold: Runs<'_> = Vec::new();
     for _ in 0..rounds("CGP_SCALE_COLD_ROUNDS", 3) {
         for (name, exe) in &builds {
-            for mode in modes {
+            for &mode in &modes {
                 let dir = cache(name, mode);
                 let _ = std::fs::remove_dir_all(&dir);
                 let d = dir.to_string_lossy().into_owned();
@@ -212,7 +214,7 @@ fn main() {
     let mut many: Runs<'_> = Vec::new();
     for _ in 0..rounds("CGP_SCALE_ROUNDS", 5) {
         for (name, exe) in &builds {
-            for mode in modes {
+            for &mode in &modes {
                 let d = cache(name, mode).to_string_lossy().into_owned();
                 for (what, into) in [("one", &mut warm), ("many", &mut many)] {
                     if let Some(f) = run(exe, &["child", mode, &tree_s, &d, what]) {
