@@ -121,8 +121,11 @@ pub struct SemanticIndex {
     rows: Rows,
     /// The [`Index::layout_id`] the rows are numbered by.
     layout: Option<u64>,
-    /// Live slots with a vector at the last update.
+    /// Live slots with a vector at the last update (for vectors read from
+    /// a file, every row with a vector).
     live_rows: usize,
+    /// Dead slots with a vector at the last update.
+    dead_rows: usize,
     carried: Vec<Carried>,
     /// The snapshot whose aligned vectors file holds these rows (read from
     /// it, or written for it): it need not be written again.
@@ -164,6 +167,7 @@ impl SemanticIndex {
             rows: Rows::new(model.dim()),
             layout: None,
             live_rows: 0,
+            dead_rows: 0,
             carried: Vec::new(),
             saved_for: None,
         }
@@ -291,9 +295,16 @@ impl SemanticIndex {
         };
         let start = self.rows.len();
         let mut report = SemanticUpdate::default();
-        let still = (0..start)
-            .filter(|&s| index.is_live(s as u32) && self.rows.get(s).is_some())
+        // The vectors still in use: those in use before, less those whose
+        // slot died since (a liveness scan; only dead slots are looked at).
+        let dead_now = (0..start)
+            .filter(|&s| !index.is_live(s as u32) && self.rows.get(s).is_some())
             .count();
+        let still = if start == 0 {
+            0
+        } else {
+            previous.saturating_sub(dead_now.saturating_sub(self.dead_rows))
+        };
         report.reused = still;
         // Known vectors by content, built when the first new slot needs it:
         // the carried ones, and the tombstoned slots' (an edited file's
@@ -372,6 +383,7 @@ impl SemanticIndex {
         }
         self.carried.clear();
         self.live_rows = report.reused + report.embedded;
+        self.dead_rows = dead_now;
         report.dropped = previous.saturating_sub(still + report.reused_rows);
         Ok(report)
     }

@@ -156,7 +156,16 @@ impl Workspace {
             .as_ref()
             .is_some_and(|s| s.covers(self.view().index()));
         if covered {
-            return Ok(SemanticPrepare::default());
+            // A snapshot written since the vectors were (a journal folded
+            // by a refresh that added no slot) gets its aligned file now,
+            // so the next process maps it instead of carrying it over.
+            let mut out = SemanticPrepare::default();
+            if let Some(semantic) = guard.as_mut() {
+                out.written = self
+                    .write_vectors(semantic, false)
+                    .map_err(SemanticError::File)?;
+            }
+            return Ok(out);
         }
         let mut out = SemanticPrepare::default();
         let mut semantic = match guard.take() {
@@ -206,25 +215,29 @@ impl Workspace {
         let (Some(path), Some(tail_path)) = (self.vectors_path(), self.tail_path()) else {
             return Ok(false);
         };
+        let view = self.view();
+        let index = view.index();
+        // Held while writing (a refresh that writes a snapshot waits): the
+        // layout must not change under the rows being written.
         let saved = self
             .shared
             .saved_layout
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let view = self.view();
-        let index = view.index();
-        let Some(saved) = saved.filter(|s| {
+            .unwrap_or_else(|p| p.into_inner());
+        let Some(saved) = saved.as_ref().filter(|s| {
             s.layout == index.layout_id() && semantic.layout() == Some(index.layout_id())
         }) else {
             return Ok(false);
         };
+        let aligned = semantic.saved_for != Some(saved.id);
+        if !aligned && !force {
+            return Ok(false);
+        }
         const NONE: [u8; 32] = [0; 32];
         let row = |slot: Option<usize>| -> RowRef<'_> {
             slot.and_then(|s| semantic.row(s))
                 .unwrap_or((0.0, &[], &NONE))
         };
-        let aligned = semantic.saved_for != Some(saved.id);
         if aligned {
             let rows: Vec<RowRef<'_>> = (0..saved.len).map(|i| row(saved.slot(i))).collect();
             crate::vectors_file::write_aligned(

@@ -12,7 +12,9 @@
 //! (what the freshness check remembers of the files, see `tree.rs`:
 //! a hint bound to the stamps of the other two, written after them, so it
 //! is trusted only for the exact index it describes; the index format
-//! itself is unchanged by it).
+//! itself is unchanged by it). With the semantic signal on, `vectors.bin`
+//! and `vectors-tail.bin` hold the chunk vectors, bound to the snapshot by
+//! its id (see `vectors_file.rs`).
 //!
 //! # Format and trust
 //!
@@ -462,7 +464,7 @@ pub(crate) fn map(file: &fs::File) -> std::io::Result<Backing> {
     // inode and its bytes untouched. A file truncated in place by someone
     // else while mapped would fault on access; that is outside the cache's
     // contract (the cache directory is ours alone).
-    #[allow(unsafe_code)] // the crate's one unsafe site
+    #[allow(unsafe_code)] // one of the crate's two unsafe sites (semantic_rows.rs has the other)
     let mapped = unsafe { memmap2::Mmap::map(file) };
     match mapped {
         Ok(m) => Ok(Backing::Mapped(m)),

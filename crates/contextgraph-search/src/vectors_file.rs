@@ -280,7 +280,10 @@ impl Out {
 }
 
 /// Runs a write, reporting a failure against `path`.
-fn writing(path: &Path, write: impl FnOnce() -> std::io::Result<()>) -> Result<(), VectorsFileError> {
+fn writing(
+    path: &Path,
+    write: impl FnOnce() -> std::io::Result<()>,
+) -> Result<(), VectorsFileError> {
     write().map_err(|source| VectorsFileError::Io {
         path: path.to_path_buf(),
         source,
@@ -302,7 +305,10 @@ pub fn write_aligned<'a>(
     rows: &[RowRef<'a>],
 ) -> Result<(), VectorsFileError> {
     writing(path, || {
-        let mut out = Out::create(path, &header(MAGIC, model_dim, fingerprint, snapshot, rows.len()))?;
+        let mut out = Out::create(
+            path,
+            &header(MAGIC, model_dim, fingerprint, snapshot, rows.len()),
+        )?;
         let zeros = vec![0u8; model_dim];
         for (_, q, _) in rows {
             out.put(if q.len() == model_dim { q } else { &zeros })?;
@@ -420,7 +426,7 @@ fn parse_header(
         });
     }
     let (body, crc) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body).to_le_bytes() != crc {
+    if checksum(body).to_le_bytes() != crc {
         return Err(VectorsFileError::Checksum {
             path: path.to_path_buf(),
         });
@@ -459,6 +465,33 @@ fn parse_header(
         )));
     }
     Ok((snapshot, rows, r.at))
+}
+
+/// CRC-32 of `bytes`; a large file's halves on two threads, combined
+/// (the check is most of what opening a 97 MB vectors file costs).
+fn checksum(bytes: &[u8]) -> u32 {
+    const SPLIT_ABOVE: usize = 8 << 20;
+    let hash = |b: &[u8]| {
+        let mut h = crc32fast::Hasher::new();
+        h.update(b);
+        h
+    };
+    if bytes.len() <= SPLIT_ABOVE {
+        return hash(bytes).finalize();
+    }
+    let (first, second) = bytes.split_at(bytes.len() / 2);
+    std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            .name("cgp-vectors-checksum".into())
+            .spawn_scoped(scope, || hash(second));
+        let mut h = hash(first);
+        let tail = match other {
+            Ok(t) => t.join().unwrap_or_else(|_| hash(second)),
+            Err(_) => hash(second),
+        };
+        h.combine(&tail);
+        h.finalize()
+    })
 }
 
 fn check_scale(path: &Path, scale: f32) -> Result<(), VectorsFileError> {
