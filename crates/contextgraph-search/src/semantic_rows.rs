@@ -413,4 +413,34 @@ mod tests {
         assert_eq!(out, plain);
         assert_eq!(out.len(), 300);
     }
+
+    /// The best `keep` of a pass split over threads, with a running floor
+    /// and many ties, are exactly the first `keep` of every score sorted
+    /// (best first, ties by slot); dead slots and rows without a vector
+    /// are never returned.
+    #[test]
+    fn the_running_top_equals_the_head_of_the_full_sort() {
+        let dim = 16;
+        let mut rows = Rows::new(dim);
+        let n = PARALLEL_ROWS + 10_000;
+        for i in 0..n {
+            // Few distinct rows: most scores tie with many others.
+            let v: Vec<u8> = (0..dim).map(|d| ((i % 23) * (d + 3) % 251) as u8).collect();
+            let digest = [(i % 251) as u8; 32];
+            let row =
+                (!i.is_multiple_of(17)).then_some((0.01 + (i % 5) as f32 * 0.001, &v[..], &digest));
+            rows.push(row);
+        }
+        let query = Query::new(&(0..dim).map(|d| d as f32 - 7.5).collect::<Vec<_>>());
+        let live = |s: u32| !s.is_multiple_of(11);
+        let mut all = Vec::new();
+        rows.score(&query, live, |s, x| all.push((s, x)));
+        all.sort_by(crate::semantic::best_first);
+        for keep in [1, 30, 256, 5_000] {
+            let mut top = rows.top(&query, &live, keep);
+            top.sort_by(crate::semantic::best_first);
+            assert_eq!(top, all[..keep], "keep {keep}");
+        }
+        assert!(all.iter().all(|&(s, _)| live(s) && !s.is_multiple_of(17)));
+    }
 }

@@ -416,3 +416,75 @@ fn an_index_over_the_chunk_limit_runs_without_the_semantic_signal() {
         .is_empty());
     assert!(path.is_file());
 }
+
+#[test]
+fn a_corrupt_tail_file_is_rejected_and_rebuilt() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache");
+    let ws = open(dir.path(), cache.path());
+    let tail = ws
+        .vectors_path()
+        .expect("persistence on")
+        .with_file_name(vectors_file::TAIL_FILE);
+    // An edit after the snapshot: its vector goes to the tail file.
+    write_files(
+        dir.path(),
+        &[("src/render.rs", &RENDER_RS.replace("glyph", "sprite"))],
+    );
+    ws.refresh().expect("refresh");
+    assert!(ws.prepare_semantic().expect("prepared").written);
+    drop(ws);
+    let mut bytes = std::fs::read(&tail).expect("written");
+    let at = bytes.len() - 10;
+    bytes[at] ^= 0x01;
+    std::fs::write(&tail, &bytes).expect("corrupt it");
+    let err = vectors_file::read_tail(&tail, builtin().expect("model")).expect_err("corrupt");
+    assert!(matches!(err, VectorsFileError::Checksum { .. }), "{err}");
+
+    // The next process embeds the journal's chunk again and rewrites it.
+    let ws = open(dir.path(), cache.path());
+    assert!(ws.semantic_is_mapped(), "the aligned file is still good");
+    assert!(vectors_file::read_tail(&tail, builtin().expect("model"))
+        .expect("rewritten")
+        .is_some_and(|t| t.len() == 1));
+    assert_same_vectors_as_a_fresh_build(&ws);
+}
+
+#[test]
+fn a_query_is_served_exactly_the_head_of_the_accepted_scores() {
+    let dir = repo();
+    write_files(
+        dir.path(),
+        &[(
+            "src/net.rs",
+            "/// Reconnect after a dropped connection, waiting between attempts.\npub fn reconnect(attempts: u32) -> u32 {\n    attempts + 1\n}\n",
+        )],
+    );
+    let cache = tempfile::tempdir().expect("cache");
+    let ws = open(dir.path(), cache.path());
+    let goal = "retry a failed request later";
+    let all = ws.semantic_scores(goal);
+    assert!(all.len() >= 3, "{all:?}");
+    let view = ws.view();
+    let path_of = |slot: u32| view.chunk(slot).map(|(p, _)| p.to_string());
+    // The best match's file filtered out: the window must widen past it.
+    let rejected = path_of(all[0].0).expect("live");
+    // A chunk record carries no path: the rejected file's chunks are told
+    // by their digests.
+    let rejected_digests: Vec<[u8; 32]> = view
+        .index()
+        .file(&rejected)
+        .map(|f| f.chunks.iter().map(|c| c.digest).collect())
+        .unwrap_or_default();
+    for limit in [1, 2, 5] {
+        let expected: Vec<(u32, f32)> = all
+            .iter()
+            .filter(|&&(s, _)| path_of(s).as_deref() != Some(rejected.as_str()))
+            .take(limit)
+            .copied()
+            .collect();
+        // (Unlike the test's, the workspace's view is taken by the call.)
+        let served = ws.semantic_top(goal, limit, &|c| !rejected_digests.contains(&c.digest));
+        assert_eq!(served, expected, "limit {limit}");
+    }
+}
