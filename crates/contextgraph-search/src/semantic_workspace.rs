@@ -363,3 +363,48 @@ impl Workspace {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{CacheLocation, Workspace, WorkspaceOptions};
+
+    /// A warm open lines the saved vectors up with the index without
+    /// looking at any chunk (the vectors file is read in slot order), and
+    /// a query decodes only the chunks it serves, not every chunk.
+    #[test]
+    fn a_warm_open_and_a_query_decode_no_chunk_to_find_its_vector() {
+        let dir = tempfile::tempdir().expect("repo");
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).expect("mkdir");
+        for i in 0..40 {
+            let text = format!(
+                "/// Step {i}: retry the request after a delay.\npub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n/// Draw glyph {i} of the font.\npub fn glyph_{i}(y: u8) -> u8 {{\n    y\n}}\n"
+            );
+            std::fs::write(src.join(format!("f{i}.rs")), text).expect("write");
+        }
+        let cache = tempfile::tempdir().expect("cache");
+        let options = || WorkspaceOptions {
+            cache: CacheLocation::Base(cache.path().to_path_buf()),
+            semantic: true,
+            ..WorkspaceOptions::default()
+        };
+        drop(Workspace::open(dir.path(), options()).expect("cold open"));
+
+        let (ws, _) = Workspace::open(dir.path(), options()).expect("warm open");
+        assert!(ws.semantic_is_mapped());
+        let chunks = ws.read_index().chunk_count();
+        assert!(chunks >= 80, "{chunks}");
+        assert_eq!(
+            ws.read_index().decoded_chunks(),
+            0,
+            "no chunk decoded at open"
+        );
+        let served = ws.semantic_top("retry the request later", 3, &|_| true);
+        assert_eq!(served.len(), 3);
+        let decoded = ws.read_index().decoded_chunks();
+        assert!(
+            decoded <= 3,
+            "a query decodes the chunks it serves, not all {chunks}: {decoded}"
+        );
+    }
+}

@@ -390,6 +390,26 @@ impl Index {
             .map(|i| (e.first_slot + i as u32, &chunks[i]))
     }
 
+    /// Chunk records decoded so far (saved chunks read alone, and files
+    /// whose chunks were decoded whole): what tests read to tell that a
+    /// path did no per-chunk work.
+    #[cfg(test)]
+    pub(crate) fn decoded_chunks(&self) -> usize {
+        let alone = self
+            .saved_chunks
+            .iter()
+            .filter(|c| c.get().is_some())
+            .count();
+        let whole: usize = self
+            .files
+            .iter()
+            .flatten()
+            .filter_map(|e| e.record.get())
+            .map(|r| r.chunks.len())
+            .sum();
+        alone + whole
+    }
+
     /// Total number of slots ever allocated (live or dead).
     pub fn slot_capacity(&self) -> usize {
         self.slots.len()
