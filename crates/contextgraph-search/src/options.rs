@@ -51,8 +51,9 @@ pub struct WorkspaceOptions {
     /// CPU; the vectors persist beside the index, aligned with its slots,
     /// so a warm open maps them without per-chunk work) and scoring the
     /// goal against every chunk vector at query time (an int8 pass: well
-    /// under a millisecond on a 5,000-chunk project, about 7 ms on 594,000
-    /// chunks on two cores).
+    /// under a millisecond on a 5,000-chunk project, 3.7 ms on 594,000
+    /// chunks on two cores; with the fusion of its best matches a query
+    /// takes about 7 ms more there).
     pub semantic: bool,
     /// The semantic signal is used only while the index holds at most this
     /// many chunks (see [`DEFAULT_SEMANTIC_MAX_CHUNKS`]): the scoring pass
@@ -69,7 +70,7 @@ pub struct WorkspaceOptions {
 /// 0.07 s / 0.06 s / 280 MiB without (the vectors file, 164 bytes a chunk,
 /// is mapped and checked, not decoded); a query's p50 is 12.6 ms against
 /// 5.2 ms; a cold build takes 8–14% more CPU and 764 against 645 MiB.
-/// Past the limit the scoring pass (about 1.2 µs per 100 chunks on two
+/// Past the limit the scoring pass (about 0.6 µs per 1,000 chunks on two
 /// cores) and the vectors file keep growing; the limit keeps both
 /// bounded. (While each process paid about 3 µs per chunk to line the
 /// saved vectors up with the index, the limit was 50,000: the same warm
