@@ -70,7 +70,7 @@ pub struct WorkspaceOptions {
 /// 0.07 s / 0.06 s / 280 MiB without (the vectors file, 164 bytes a chunk,
 /// is mapped and checked, not decoded); a query's p50 is 12.6 ms against
 /// 5.2 ms; a cold build takes 8–14% more CPU and 764 against 645 MiB.
-/// Past the limit the scoring pass (about 0.6 µs per 1,000 chunks on two
+/// Past the limit the scoring pass (about 6 µs per 1,000 chunks on two
 /// cores) and the vectors file keep growing; the limit keeps both
 /// bounded. (While each process paid about 3 µs per chunk to line the
 /// saved vectors up with the index, the limit was 50,000: the same warm
