@@ -563,13 +563,18 @@ impl Provider for WorkspaceProvider {
             .and_then(|t| Timestamp::parse(t).ok());
         let compact = query.select_representation(&[Representation::Full, Representation::Compact])
             == Some(Representation::Compact);
-        // Before the view: scoring may first bring the chunk vectors up to date.
-        let semantic = self.workspace.semantic_scores(query.match_text());
-        let view = self.workspace.view();
         let accept = |c: &ChunkRecord| {
             query.accepts_kind(&c.kind.frame_kind())
                 && pin.is_none_or(|p| c.recorded_at <= p && c.valid_from <= p)
         };
+        // Before the view: scoring may first bring the chunk vectors up to
+        // date. Only the best accepted matches: the ranking reads no more.
+        let semantic = self.workspace.semantic_top(
+            query.match_text(),
+            contextgraph_search::semantic::SEMANTIC_SERVED,
+            &accept,
+        );
+        let view = self.workspace.view();
         let mut files = FileCache::default();
         let ranked = view.search(
             query.match_text(),

@@ -51,6 +51,8 @@ pub mod rerank;
 mod scan;
 mod search;
 pub mod semantic;
+mod semantic_rows;
+mod semantic_workspace;
 pub mod store;
 pub mod term_counts;
 pub mod tokenize;

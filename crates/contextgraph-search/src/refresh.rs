@@ -388,7 +388,12 @@ impl Workspace {
             let mut written = false;
             if snapshot {
                 let index = self.read_index();
-                store.write_index(&index)?;
+                let id = store.write_index(&index)?;
+                *shared
+                    .saved_layout
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) =
+                    Some(crate::semantic_workspace::SavedLayout::written(id, &index));
                 written = true;
             } else if report.changed_anything() {
                 let mut entries: Vec<JournalEntry> =

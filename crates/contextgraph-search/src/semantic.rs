@@ -7,27 +7,37 @@
 //! microseconds, so every chunk can be embedded when it is indexed and every
 //! query scored against all of them.
 //!
-//! Vectors are keyed by the chunk's content digest (the SHA-256 the index
-//! already records for each chunk), not by slot: slots are renumbered when
-//! the index compacts, while a digest names the same bytes forever. So an
-//! [`SemanticIndex::update`] after a refresh embeds only chunks whose
-//! content is new, and identical chunks share one vector. Before embedding,
-//! the region read from disk is checked against the recorded digest; a file
-//! edited since it was indexed is skipped until the next refresh, so a
-//! vector never describes other bytes than its key says.
+//! Vectors are held per slot (`semantic_rows.rs`): slot `s`'s vector is row
+//! `s`, so neither a load nor a query looks a chunk's content up to find
+//! its vector. That stays right because slots are append-only within one
+//! numbering of the index ([`Index::layout_id`]): an edit tombstones the
+//! file's slots and appends new ones, so [`SemanticIndex::update`] only
+//! fills the slots appended since it last ran. When the index is renumbered
+//! (a compaction, another process's snapshot), the vectors are carried over
+//! by content digest (the SHA-256 the index records for each chunk) and
+//! only content never seen is embedded; the same lookup finds the vectors
+//! of an edited file's unchanged chunks among its tombstoned slots. Before
+//! embedding, the region read from disk is checked against the recorded
+//! digest; a file edited since it was indexed is skipped until the next
+//! refresh, so a vector never describes other bytes than its slot holds.
 //!
 //! This module computes and serves the signal; how much it weighs against
 //! BM25 and the other signals is the ranking layer's decision.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use contextgraph_embed::{ModelError, StaticModel};
 
 use crate::chunk::LineIndex;
-use crate::index::{sha256, Index};
+use crate::index::{sha256, ChunkRecord, Index};
 use crate::search::SearchView;
+use crate::semantic_rows::{Query, Rows};
+use crate::vectors_file::{AlignedRows, KeyedRows, RowRef};
 use crate::workspace::Workspace;
+
+pub use crate::semantic_workspace::{SemanticError, SemanticPrepare, SEMANTIC_SERVED};
 
 /// Hashes a SHA-256 digest by its first eight bytes: they are already
 /// uniformly distributed, so running SipHash over all 32 (the default) only
@@ -53,25 +63,6 @@ impl Hasher for DigestHasher {
 
 type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
 
-/// A digest of which content sits in which slot: changes when a refresh
-/// edits, adds or removes a chunk, or compaction renumbers slots, even when
-/// the number of chunks stays the same. One pass over the slots (the first
-/// eight bytes of each digest, mixed with the slot number), far cheaper
-/// than the scoring pass that follows it.
-fn layout_signature(index: &Index) -> u64 {
-    let mut sig = index.slot_capacity() as u64;
-    for slot in 0..index.slot_capacity() as u32 {
-        if let Some((_, chunk)) = index.chunk(slot) {
-            let mut head = [0u8; 8];
-            head.copy_from_slice(&chunk.digest[..8]);
-            let mixed =
-                u64::from_le_bytes(head) ^ u64::from(slot).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            sig = sig.rotate_left(5) ^ mixed.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        }
-    }
-    sig
-}
-
 /// Share of a chunk's semantic score that comes from its whole file when the
 /// goal is a question (`RerankSignals::semantic_files`): the cosine of the
 /// goal with the file's vector (the normalised sum of its chunks' vectors)
@@ -85,26 +76,60 @@ fn layout_signature(index: &Index) -> u64 {
 /// lookups of one function lost what architecture goals gained).
 pub const QUESTION_FILE_SHARE: f32 = 0.5;
 
-/// No row for this slot.
-const NO_ROW: u32 = u32::MAX;
+/// Vectors from elsewhere than the current numbering of the slots, found by
+/// content digest during the next update and then dropped.
+#[derive(Debug, Clone)]
+enum Carried {
+    /// A vectors file written for another snapshot.
+    Aligned(Arc<AlignedRows>),
+    /// The tail file (chunks indexed after the snapshot).
+    Keyed(Arc<KeyedRows>),
+    /// This index's rows before the index was renumbered.
+    Rows(Rows),
+}
 
-/// Chunk vectors computed with one model.
+impl Carried {
+    fn len(&self) -> usize {
+        match self {
+            Carried::Aligned(a) => a.len(),
+            Carried::Keyed(k) => k.len(),
+            Carried::Rows(r) => r.len(),
+        }
+    }
+
+    fn get(&self, i: usize, dim: usize) -> Option<RowRef<'_>> {
+        match self {
+            Carried::Aligned(a) => {
+                let scale = a.scale(i);
+                (scale > 0.0).then_some((scale, a.components(i), a.digest(i)?))
+            }
+            Carried::Keyed(k) => {
+                let (digest, scale) = k.heads.get(i)?;
+                let q = k.components.get(i * dim..(i + 1) * dim)?;
+                (*scale > 0.0).then_some((*scale, q, digest))
+            }
+            Carried::Rows(r) => r.get(i),
+        }
+    }
+}
+
+/// Chunk vectors computed with one model, one row per slot of the index.
 #[derive(Debug, Clone)]
 pub struct SemanticIndex {
     dim: usize,
     fingerprint: String,
-    /// Content digest → row in `vectors`.
-    rows: DigestMap<u32>,
-    /// Each row's digest (the inverse of `rows`).
-    row_digests: Vec<[u8; 32]>,
-    /// Slot → row as of the last update: a shortcut past the digest lookup,
-    /// trusted only when the slot's chunk still has that row's digest (the
-    /// index may have been refreshed or compacted since).
-    slot_rows: Vec<u32>,
-    /// Unit-length vectors, `dim` values per row.
-    vectors: Vec<f32>,
-    /// [`layout_signature`] of the index at the last update.
-    generation: Option<u64>,
+    rows: Rows,
+    /// The [`Index::layout_id`] the rows are numbered by.
+    layout: Option<u64>,
+    /// Live slots with a vector at the last update (for vectors read from
+    /// a file, every row with a vector).
+    live_rows: usize,
+    /// Dead slots with a vector at the last update.
+    dead_rows: usize,
+    carried: Vec<Carried>,
+    /// The snapshot whose aligned vectors file holds these rows (read from
+    /// it, or written for it): it need not be written again.
+    pub(crate) saved_for: Option<[u8; 32]>,
 }
 
 /// What an [`SemanticIndex::update`] did.
@@ -112,22 +137,24 @@ pub struct SemanticIndex {
 pub struct SemanticUpdate {
     /// Chunks embedded now (new content).
     pub embedded: usize,
-    /// Chunks whose vector was already known.
+    /// Chunks whose vector was already known (kept in their slot, or
+    /// found by content).
     pub reused: usize,
     /// Chunks without a vector: no known token, or a file that changed
     /// since it was indexed or could not be read.
     pub skipped: usize,
-    /// Rows of the previous vectors carried over (distinct contents).
+    /// Chunks given a vector found by content: an unchanged chunk of an
+    /// edited file, or a vector of another numbering of the index.
     pub reused_rows: usize,
-    /// Rows of the previous vectors dropped: their content is no longer
-    /// indexed.
+    /// Vectors no live chunk uses any more: their content was edited away
+    /// or removed.
     pub dropped: usize,
 }
 
 impl SemanticUpdate {
     /// Whether the vectors differ from before the update (worth writing).
     pub fn changed(&self) -> bool {
-        self.embedded > 0 || self.dropped > 0
+        self.embedded > 0 || self.reused_rows > 0 || self.dropped > 0
     }
 }
 
@@ -137,12 +164,46 @@ impl SemanticIndex {
         Self {
             dim: model.dim(),
             fingerprint: model.fingerprint().to_string(),
-            rows: DigestMap::default(),
-            row_digests: Vec::new(),
-            slot_rows: Vec::new(),
-            vectors: Vec::new(),
-            generation: None,
+            rows: Rows::new(model.dim()),
+            layout: None,
+            live_rows: 0,
+            dead_rows: 0,
+            carried: Vec::new(),
+            saved_for: None,
         }
+    }
+
+    /// Vectors read back from storage ([`crate::vectors_file`]) for
+    /// `index`: the aligned rows are used in place when they were written
+    /// for the snapshot `index` was loaded from (the same id and slot
+    /// count), else carried over by content; the tail's are carried over
+    /// by content.
+    pub fn from_saved(
+        model: &StaticModel,
+        index: &Index,
+        aligned: Option<AlignedRows>,
+        tail: Option<KeyedRows>,
+    ) -> Self {
+        let mut out = SemanticIndex::new(model);
+        if let Some(aligned) = aligned {
+            let bound =
+                index.saved_snapshot() == Some((aligned.snapshot_id(), aligned.len() as u32));
+            let aligned = Arc::new(aligned);
+            if bound {
+                out.live_rows = (0..aligned.len())
+                    .filter(|&i| aligned.scale(i) > 0.0)
+                    .count();
+                out.saved_for = Some(aligned.snapshot_id());
+                out.rows = Rows::on(aligned, out.dim);
+                out.layout = Some(index.layout_id());
+            } else {
+                out.carried.push(Carried::Aligned(aligned));
+            }
+        }
+        if let Some(tail) = tail.filter(|t| !t.is_empty()) {
+            out.carried.push(Carried::Keyed(Arc::new(tail)));
+        }
+        out
     }
 
     /// The vector length.
@@ -155,64 +216,52 @@ impl SemanticIndex {
         &self.fingerprint
     }
 
-    /// Number of distinct chunk contents with a vector.
+    /// Number of live chunks with a vector as of the last update.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.live_rows
     }
 
     /// Whether no chunk has a vector.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.live_rows == 0
     }
 
-    /// Each distinct content digest with its vector, in row order.
-    pub fn rows(&self) -> impl Iterator<Item = (&[u8; 32], &[f32])> {
-        self.row_digests
-            .iter()
-            .zip(self.vectors.chunks_exact(self.dim.max(1)))
+    /// Whether the rows are read in place from an aligned vectors file.
+    pub fn is_mapped(&self) -> bool {
+        self.rows.base().is_some()
     }
 
-    /// Vectors read back from storage ([`crate::vectors_file`]): one row per
-    /// digest, `model.dim()` values each. Fails on a length mismatch or a
-    /// repeated digest.
-    pub fn from_rows(
-        model: &StaticModel,
-        digests: Vec<[u8; 32]>,
-        vectors: Vec<f32>,
-    ) -> Result<Self, &'static str> {
-        let dim = model.dim();
-        if dim == 0 || vectors.len() != digests.len() * dim {
-            return Err("vector data does not match the row count");
+    /// Slot `slot`'s vector as stored (dequantised), when it has one in
+    /// the numbering of `index`.
+    pub fn vector(&self, index: &Index, slot: u32) -> Option<Vec<f32>> {
+        if self.layout != Some(index.layout_id()) || !index.is_live(slot) {
+            return None;
         }
-        let mut rows = DigestMap::default();
-        rows.reserve(digests.len());
-        for (i, d) in digests.iter().enumerate() {
-            if rows.insert(*d, i as u32).is_some() {
-                return Err("a content digest appears twice");
-            }
-        }
-        Ok(Self {
-            dim,
-            fingerprint: model.fingerprint().to_string(),
-            rows,
-            row_digests: digests,
-            slot_rows: Vec::new(),
-            vectors,
-            generation: None,
-        })
+        let (scale, q, _) = self.rows.get(slot as usize)?;
+        Some(q.iter().map(|&x| f32::from(x as i8) * scale).collect())
     }
 
-    /// Whether the vectors were last brought in line with exactly this
-    /// index: the same chunk content in the same slots (see
-    /// `layout_signature`). When it says no, [`update`](Self::update)
-    /// embeds what is new.
+    /// Slot `slot`'s row (scale, components, digest), when it has one.
+    pub(crate) fn row(&self, slot: usize) -> Option<RowRef<'_>> {
+        self.rows.get(slot)
+    }
+
+    /// The index numbering the rows follow.
+    pub(crate) fn layout(&self) -> Option<u64> {
+        self.layout
+    }
+
+    /// Whether every slot of `index` has its row (with a vector or
+    /// without): then [`update`](Self::update) has nothing to do. Two
+    /// comparisons, however large the index.
     pub fn covers(&self, index: &Index) -> bool {
-        self.generation == Some(layout_signature(index))
+        self.layout == Some(index.layout_id()) && self.rows.len() == index.slot_capacity()
     }
 
-    /// Brings the vectors in line with the workspace's current index:
-    /// embeds chunks with new content, keeps known ones, and drops vectors
-    /// of content no longer indexed. `model` must be the one this index was
+    /// Brings the vectors in line with the workspace's current index: fills
+    /// the slots appended since the last update (found by content among
+    /// carried and tombstoned vectors, else embedded); when the index was
+    /// renumbered, every slot. `model` must be the one this index was
     /// created with.
     pub fn update(
         &mut self,
@@ -222,36 +271,88 @@ impl SemanticIndex {
         model.check_compatible(self.dim, &self.fingerprint)?;
         let view = workspace.view();
         let index = view.index();
+        let capacity = index.slot_capacity();
+        if self.layout != Some(index.layout_id()) || self.rows.len() > capacity {
+            let old = std::mem::replace(&mut self.rows, Rows::new(self.dim));
+            if old.len() > 0 {
+                self.carried.push(Carried::Rows(old));
+            }
+            self.layout = Some(index.layout_id());
+        }
+        // Vectors in use before: the live ones, or, for vectors only read
+        // from a file, every one it holds.
+        let previous = if self.live_rows > 0 || self.rows.len() > 0 {
+            self.live_rows
+        } else {
+            self.carried
+                .iter()
+                .map(|c| {
+                    (0..c.len())
+                        .filter(|&i| c.get(i, self.dim).is_some())
+                        .count()
+                })
+                .sum()
+        };
+        let start = self.rows.len();
         let mut report = SemanticUpdate::default();
-        let mut rows = DigestMap::default();
-        rows.reserve(index.chunk_count());
-        let mut row_digests = Vec::with_capacity(index.chunk_count());
-        let mut slot_rows = vec![NO_ROW; index.slot_capacity()];
-        let mut vectors = Vec::with_capacity(index.chunk_count() * self.dim);
+        // The vectors still in use: those in use before, less those whose
+        // slot died since (a liveness scan; only dead slots are looked at).
+        let dead_now = (0..start)
+            .filter(|&s| !index.is_live(s as u32) && self.rows.get(s).is_some())
+            .count();
+        let still = if start == 0 {
+            0
+        } else {
+            previous.saturating_sub(dead_now.saturating_sub(self.dead_rows))
+        };
+        report.reused = still;
+        // Known vectors by content, built when the first new slot needs it:
+        // the carried ones, and the tombstoned slots' (an edited file's
+        // unchanged chunks).
+        let mut known: Option<DigestMap<(u32, u32)>> = None;
         let mut buffer = vec![0.0f32; self.dim];
+        let mut components = vec![0u8; self.dim];
         let mut text = String::new();
         // One file's text and line index, kept while its chunks are visited
         // (a file's slots are consecutive).
         let mut current: Option<(String, Option<(String, LineIndex)>)> = None;
-        for slot in 0..index.slot_capacity() as u32 {
-            let Some((rel_path, chunk)) = index.chunk(slot) else {
+        // The chunks of the file being visited (a file's slots are
+        // consecutive), decoded for this pass only.
+        let mut chunks: Option<(u32, &str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> = None;
+        for slot in start..capacity {
+            let Some(file) = index.file_number(slot as u32) else {
+                self.rows.push(None);
                 continue;
             };
-            if let Some(&row) = rows.get(&chunk.digest) {
-                slot_rows[slot as usize] = row;
-                report.reused += 1;
-                continue;
+            if chunks.as_ref().is_none_or(|c| c.0 != file) {
+                chunks = index
+                    .file_chunks_once(file)
+                    .map(|(path, first, list)| (file, path, first, list));
             }
-            if let Some(&old) = self.rows.get(&chunk.digest) {
-                let start = old as usize * self.dim;
-                let row = row_digests.len() as u32;
-                rows.insert(chunk.digest, row);
-                row_digests.push(chunk.digest);
-                slot_rows[slot as usize] = row;
-                vectors.extend_from_slice(&self.vectors[start..start + self.dim]);
-                report.reused += 1;
-                report.reused_rows += 1;
+            let chunk = chunks.as_ref().and_then(|(_, path, first, list)| {
+                let ordinal = (slot as u32).checked_sub(*first)?;
+                Some((*path, list.get(ordinal as usize)?))
+            });
+            let Some((rel_path, chunk)) = chunk else {
+                self.rows.push(None);
                 continue;
+            };
+            let known = known.get_or_insert_with(|| self.known_by_content(index, start));
+            if let Some(&(source, i)) = known.get(&chunk.digest) {
+                let row = match source {
+                    u32::MAX => self.rows.get(i as usize),
+                    s => self
+                        .carried
+                        .get(s as usize)
+                        .and_then(|c| c.get(i as usize, self.dim)),
+                };
+                if let Some((scale, q, _)) = row {
+                    components.copy_from_slice(q);
+                    self.rows.push(Some((scale, &components, &chunk.digest)));
+                    report.reused += 1;
+                    report.reused_rows += 1;
+                    continue;
+                }
             }
             if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
                 let loaded = std::fs::read(workspace.root().join(rel_path))
@@ -263,42 +364,50 @@ impl SemanticIndex {
                     });
                 current = Some((rel_path.to_string(), loaded));
             }
-            let region = current
-                .as_ref()
-                .and_then(|(_, loaded)| loaded.as_ref())
-                .and_then(|(t, lines)| lines.slice(t, chunk.start_line, chunk.end_line));
-            let Some(region) = region.filter(|r| sha256(r.as_bytes()) == chunk.digest) else {
+            let scale = embed_chunk(
+                model,
+                current.as_ref().and_then(|(_, loaded)| loaded.as_ref()),
+                rel_path,
+                chunk,
+                (&mut text, &mut buffer, &mut components),
+            );
+            if scale > 0.0 {
+                self.rows.push(Some((scale, &components, &chunk.digest)));
+                // Later slots with the same content reuse it.
+                known.insert(chunk.digest, (u32::MAX, slot as u32));
+                report.embedded += 1;
+            } else {
+                self.rows.push(None);
                 report.skipped += 1;
-                continue;
-            };
-            // The path and title carry words the body may lack (`retry.rs`,
-            // `impl Backoff`).
-            text.clear();
-            text.push_str(rel_path);
-            text.push('\n');
-            text.push_str(&chunk.title);
-            text.push('\n');
-            text.push_str(region);
-            if !model.encode_into(&text, &mut buffer) {
-                report.skipped += 1;
-                continue;
             }
-            // As stored on disk, so a reloaded index scores identically.
-            crate::vectors_file::quantize_in_place(&mut buffer);
-            let row = row_digests.len() as u32;
-            rows.insert(chunk.digest, row);
-            row_digests.push(chunk.digest);
-            slot_rows[slot as usize] = row;
-            vectors.extend_from_slice(&buffer);
-            report.embedded += 1;
         }
-        report.dropped = self.row_digests.len().saturating_sub(report.reused_rows);
-        self.rows = rows;
-        self.row_digests = row_digests;
-        self.slot_rows = slot_rows;
-        self.vectors = vectors;
-        self.generation = Some(layout_signature(index));
+        self.carried.clear();
+        self.live_rows = report.reused + report.embedded;
+        self.dead_rows = dead_now;
+        report.dropped = previous.saturating_sub(still + report.reused_rows);
         Ok(report)
+    }
+
+    /// Digest → (source, row) of every vector a new slot may take over:
+    /// the carried ones (source = their position) and this numbering's
+    /// tombstoned slots below `start` (source `u32::MAX`).
+    fn known_by_content(&self, index: &Index, start: usize) -> DigestMap<(u32, u32)> {
+        let mut known = DigestMap::default();
+        for (s, carried) in self.carried.iter().enumerate() {
+            for i in 0..carried.len() {
+                if let Some((_, _, digest)) = carried.get(i, self.dim) {
+                    known.insert(*digest, (s as u32, i as u32));
+                }
+            }
+        }
+        for slot in 0..start {
+            if !index.is_live(slot as u32) {
+                if let Some((_, _, digest)) = self.rows.get(slot) {
+                    known.insert(*digest, (u32::MAX, slot as u32));
+                }
+            }
+        }
+        known
     }
 
     /// Cosine similarity of `goal` with every live chunk that has a vector,
@@ -317,12 +426,25 @@ impl SemanticIndex {
     /// [`semantic_scores`](Self::semantic_scores), each chunk's cosine
     /// blended with its file's: `(1 - file_share) · cos(goal, chunk) +
     /// file_share · cos(goal, file)`, where the file's vector is the sum of
-    /// its chunks' vectors (a file's slots are consecutive, so one pass
-    /// computes both). `file_share` is clamped to [0, 1]; 0 is the plain
-    /// chunk score.
+    /// its chunks' vectors. `file_share` is clamped to [0, 1]; 0 is the
+    /// plain chunk score.
     pub fn semantic_scores_with_files(
         &self,
         view: &SearchView<'_>,
+        model: &StaticModel,
+        goal: &str,
+        file_share: f32,
+    ) -> Result<Vec<(u32, f32)>, ModelError> {
+        let mut scores = self.scores_unsorted(view.index(), model, goal, file_share)?;
+        scores.sort_by(best_first);
+        Ok(scores)
+    }
+
+    /// The scores of [`semantic_scores_with_files`](Self::semantic_scores_with_files),
+    /// in slot order (selecting the best few costs less than sorting all).
+    pub(crate) fn scores_unsorted(
+        &self,
+        index: &Index,
         model: &StaticModel,
         goal: &str,
         file_share: f32,
@@ -331,179 +453,107 @@ impl SemanticIndex {
         let Some(query) = model.encode(goal) else {
             return Ok(Vec::new());
         };
-        let query = query.as_slice();
-        let file_share = file_share.clamp(0.0, 1.0);
-        let index = view.index();
-        let mut scores: Vec<(u32, f32)> = Vec::with_capacity(index.chunk_count());
-        // The file being summed: its path, its first entry in `scores`, and
-        // the sum of its chunks' vectors.
-        let mut file: Option<&str> = None;
-        let mut file_start = 0usize;
-        let mut file_sum = vec![0.0f32; self.dim];
-        let blend = |scores: &mut [(u32, f32)], sum: &mut [f32]| {
-            let norm = contextgraph_embed::dot(sum, sum).sqrt();
-            if file_share > 0.0 && norm > 0.0 {
-                let file_cosine = contextgraph_embed::dot(query, sum) / norm;
-                for s in scores.iter_mut() {
-                    s.1 = (1.0 - file_share) * s.1 + file_share * file_cosine;
-                }
-            }
-            sum.iter_mut().for_each(|x| *x = 0.0);
-        };
-        for slot in 0..index.slot_capacity() as u32 {
-            let Some((path, chunk)) = index.chunk(slot) else {
-                continue;
-            };
-            let row = match self.slot_rows.get(slot as usize) {
-                Some(&row) if self.row_digests.get(row as usize) == Some(&chunk.digest) => row,
-                _ => match self.rows.get(&chunk.digest) {
-                    Some(&row) => row,
-                    None => continue,
-                },
-            } as usize
-                * self.dim;
-            let v = &self.vectors[row..row + self.dim];
-            if file != Some(path) {
-                blend(&mut scores[file_start..], &mut file_sum);
-                file = Some(path);
-                file_start = scores.len();
-            }
-            if file_share > 0.0 {
-                file_sum.iter_mut().zip(v).for_each(|(s, x)| *s += x);
-            }
-            scores.push((slot, contextgraph_embed::dot(query, v)));
+        if self.layout != Some(index.layout_id()) {
+            // Numbered for another index: nothing can be said until the
+            // next update.
+            return Ok(Vec::new());
         }
-        blend(&mut scores[file_start..], &mut file_sum);
-        scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let rounded = Query::new(query.as_slice());
+        let mut scores: Vec<(u32, f32)> = Vec::with_capacity(index.chunk_count());
+        self.rows
+            .score(&rounded, |s| index.is_live(s), |s, x| scores.push((s, x)));
+        let file_share = file_share.clamp(0.0, 1.0);
+        if file_share > 0.0 {
+            self.blend_files(index, query.as_slice(), file_share, &mut scores);
+        }
         Ok(scores)
     }
-}
 
-impl Workspace {
-    /// Where this workspace's chunk vectors persist: beside the index in
-    /// its cache directory (none when persistence is disabled).
-    pub fn vectors_path(&self) -> Option<std::path::PathBuf> {
-        self.shared
-            .store
-            .as_ref()
-            .map(|s| s.dir().join(crate::vectors_file::VECTORS_FILE))
+    /// At least the best `keep` of the scores of
+    /// [`semantic_scores_with_files`](Self::semantic_scores_with_files)
+    /// (all that score above the `keep`-th), unordered, without a score per
+    /// chunk held: the scoring pass keeps a running floor. A file share
+    /// (each score blended with its whole file's) needs every score first.
+    pub(crate) fn top_unsorted(
+        &self,
+        index: &Index,
+        model: &StaticModel,
+        goal: &str,
+        file_share: f32,
+        keep: usize,
+    ) -> Result<Vec<(u32, f32)>, ModelError> {
+        if file_share > 0.0 {
+            return self.scores_unsorted(index, model, goal, file_share);
+        }
+        model.check_compatible(self.dim, &self.fingerprint)?;
+        let Some(query) = model.encode(goal) else {
+            return Ok(Vec::new());
+        };
+        if self.layout != Some(index.layout_id()) {
+            return Ok(Vec::new());
+        }
+        let rounded = Query::new(query.as_slice());
+        Ok(self.rows.top(&rounded, &|s| index.is_live(s), keep))
     }
 
-    /// Whether the semantic signal runs for this workspace: switched on,
-    /// and the index within [`WorkspaceOptions::semantic_max_chunks`].
-    ///
-    /// [`WorkspaceOptions::semantic_max_chunks`]: crate::WorkspaceOptions::semantic_max_chunks
-    pub fn semantic_in_use(&self) -> bool {
-        let options = &self.shared.options;
-        options.semantic && self.view().index().chunk_count() <= options.semantic_max_chunks
-    }
-
-    /// Brings the chunk vectors in line with the index now: loads them from
-    /// the vectors file when it is there and trustworthy, embeds the chunks
-    /// it lacks, and rewrites it when anything changed. Called when the
-    /// workspace opens with the semantic signal on (so the cost is paid at
-    /// index time, not by the first query) and before scoring a goal.
-    /// A no-op when the signal is off.
-    pub fn prepare_semantic(&self) -> Result<SemanticPrepare, SemanticError> {
-        if !self.semantic_in_use() {
-            return Ok(SemanticPrepare::default());
-        }
-        let model = contextgraph_embed::builtin().map_err(SemanticError::Model)?;
-        let mut guard = self
-            .shared
-            .semantic
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let covered = guard
-            .as_ref()
-            .is_some_and(|s| s.covers(self.view().index()));
-        if covered {
-            return Ok(SemanticPrepare::default());
-        }
-        let path = self.vectors_path();
-        let mut out = SemanticPrepare::default();
-        let mut index = match guard.take() {
-            Some(index) => index,
-            None => match path.as_deref().map(|p| crate::vectors_file::read(p, model)) {
-                Some(Ok(Some(loaded))) => {
-                    out.loaded = true;
-                    loaded
+    /// Blends each score with its file's cosine (the scores are in slot
+    /// order, and a file's slots are consecutive).
+    fn blend_files(&self, index: &Index, query: &[f32], share: f32, scores: &mut [(u32, f32)]) {
+        let mut sum = vec![0.0f32; self.dim];
+        let mut start = 0;
+        while start < scores.len() {
+            let file = index.file_number(scores[start].0);
+            let mut end = start;
+            sum.iter_mut().for_each(|x| *x = 0.0);
+            while end < scores.len() && index.file_number(scores[end].0) == file {
+                if let Some((scale, q, _)) = self.rows.get(scores[end].0 as usize) {
+                    sum.iter_mut()
+                        .zip(q)
+                        .for_each(|(s, &x)| *s += f32::from(x as i8) * scale);
                 }
-                Some(Err(e)) => {
-                    out.rejected = Some(e.to_string());
-                    SemanticIndex::new(model)
+                end += 1;
+            }
+            let norm = contextgraph_embed::dot(&sum, &sum).sqrt();
+            if norm > 0.0 {
+                let file_cosine = contextgraph_embed::dot(query, &sum) / norm;
+                for s in &mut scores[start..end] {
+                    s.1 = (1.0 - share) * s.1 + share * file_cosine;
                 }
-                Some(Ok(None)) | None => SemanticIndex::new(model),
-            },
-        };
-        out.update = index.update(self, model).map_err(SemanticError::Model)?;
-        let write = out.update.changed() || out.rejected.is_some() || !out.loaded;
-        *guard = Some(index);
-        if let (true, Some(path), Some(index)) = (write, path, guard.as_ref()) {
-            crate::vectors_file::write(&path, index).map_err(SemanticError::File)?;
-            out.written = true;
+            }
+            start = end;
         }
-        Ok(out)
-    }
-
-    /// Semantic scores of `goal` against every chunk, best first, from the
-    /// built-in model (see [`Workspace::prepare_semantic`] for where the
-    /// chunk vectors come from). Empty when the semantic signal is off, the
-    /// model cannot be loaded, or the goal has no word the model knows. A
-    /// question's scores blend in each chunk's whole file
-    /// ([`QUESTION_FILE_SHARE`]) unless `RerankSignals::semantic_files` is
-    /// off.
-    pub fn semantic_scores(&self, goal: &str) -> Vec<(u32, f32)> {
-        if !self.semantic_in_use() {
-            return Vec::new();
-        }
-        let Ok(model) = contextgraph_embed::builtin() else {
-            return Vec::new();
-        };
-        // A vectors file that cannot be written still leaves the vectors
-        // in memory: scoring goes on.
-        let _ = self.prepare_semantic();
-        let Ok(guard) = self.shared.semantic.lock() else {
-            return Vec::new();
-        };
-        let Some(index) = guard.as_ref() else {
-            return Vec::new();
-        };
-        let view = self.view();
-        let file_share = if self.shared.options.rank_signals.semantic_files
-            && crate::rerank::QueryShape::of(goal).question
-        {
-            QUESTION_FILE_SHARE
-        } else {
-            0.0
-        };
-        index
-            .semantic_scores_with_files(&view, model, goal, file_share)
-            .unwrap_or_default()
     }
 }
 
-/// What [`Workspace::prepare_semantic`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SemanticPrepare {
-    /// The vectors came from the vectors file.
-    pub loaded: bool,
-    /// The vectors file was there but not used, and why (it was rebuilt).
-    pub rejected: Option<String>,
-    /// What bringing the vectors in line with the index did.
-    pub update: SemanticUpdate,
-    /// The vectors file was (re)written.
-    pub written: bool,
+/// Best score first, ties by slot.
+pub(crate) fn best_first(a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
-/// Why the chunk vectors could not be prepared.
-#[derive(Debug, thiserror::Error)]
-pub enum SemanticError {
-    /// The model could not be loaded or is not the vectors' model.
-    #[error("semantic signal: {0}")]
-    Model(ModelError),
-    /// The vectors were computed but the vectors file could not be written
-    /// (they are served from memory).
-    #[error("semantic signal: {0}")]
-    File(crate::vectors_file::VectorsFileError),
+/// Embeds one chunk (its path, title and region, the region checked
+/// against the recorded digest) into `components`; returns its scale, 0
+/// when it gets no vector (unreadable or changed file, no known token).
+fn embed_chunk(
+    model: &StaticModel,
+    file: Option<&(String, LineIndex)>,
+    rel_path: &str,
+    chunk: &ChunkRecord,
+    (text, buffer, components): (&mut String, &mut [f32], &mut [u8]),
+) -> f32 {
+    let region = file.and_then(|(t, lines)| lines.slice(t, chunk.start_line, chunk.end_line));
+    let Some(region) = region.filter(|r| sha256(r.as_bytes()) == chunk.digest) else {
+        return 0.0;
+    };
+    // The path and title carry words the body may lack (`retry.rs`,
+    // `impl Backoff`).
+    text.clear();
+    text.push_str(rel_path);
+    text.push('\n');
+    text.push_str(&chunk.title);
+    text.push('\n');
+    text.push_str(region);
+    if !model.encode_into(text, buffer) {
+        return 0.0;
+    }
+    crate::vectors_file::quantize(buffer, components)
 }

@@ -12,7 +12,9 @@
 //! (what the freshness check remembers of the files, see `tree.rs`:
 //! a hint bound to the stamps of the other two, written after them, so it
 //! is trusted only for the exact index it describes; the index format
-//! itself is unchanged by it).
+//! itself is unchanged by it). With the semantic signal on, `vectors.bin`
+//! and `vectors-tail.bin` hold the chunk vectors, bound to the snapshot by
+//! its id (see `vectors_file.rs`).
 //!
 //! # Format and trust
 //!
@@ -374,10 +376,13 @@ impl Store {
         records: impl Iterator<Item = &'a FileRecord>,
     ) -> Result<(), StoreError> {
         self.write_index(&Index::from_records(records.cloned()))
+            .map(|_| ())
     }
 
     /// Write a fresh snapshot of `index` and start an empty journal.
-    pub fn write_index(&self, index: &Index) -> Result<(), StoreError> {
+    /// Returns the snapshot's id (what [`Index::saved_snapshot`] reports
+    /// once it is loaded), which files kept beside it bind to.
+    pub fn write_index(&self, index: &Index) -> Result<[u8; 32], StoreError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
@@ -389,7 +394,8 @@ impl Store {
         let mut journal = self.header(JOURNAL_MAGIC);
         journal.raw(&snapshot_id);
         let jp = self.journal_path();
-        atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))
+        atomic_write(&jp, &[&journal.buf]).map_err(io(&jp))?;
+        Ok(snapshot_id)
     }
 
     /// Append entries to the journal (requires a snapshot written before).
@@ -448,16 +454,17 @@ fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Resu
     Ok(sha256(&directory))
 }
 
-/// The snapshot's bytes: mapped, or read whole where mapping is refused
-/// (an empty file, a file system without mmap).
-fn map(file: &fs::File) -> std::io::Result<Backing> {
+/// A saved file's bytes (the snapshot, the vectors file): mapped, or read
+/// whole where mapping is refused (an empty file, a file system without
+/// mmap).
+pub(crate) fn map(file: &fs::File) -> std::io::Result<Backing> {
     // SAFETY: the mapping is read-only and the file is never written in
     // place: every writer (this process or another `cgp`) writes a
     // temporary file and renames it over this one, which leaves the mapped
     // inode and its bytes untouched. A file truncated in place by someone
     // else while mapped would fault on access; that is outside the cache's
     // contract (the cache directory is ours alone).
-    #[allow(unsafe_code)] // the crate's one unsafe site
+    #[allow(unsafe_code)] // one of the crate's two unsafe sites (semantic_rows.rs has the other)
     let mapped = unsafe { memmap2::Mmap::map(file) };
     match mapped {
         Ok(m) => Ok(Backing::Mapped(m)),

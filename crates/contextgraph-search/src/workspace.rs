@@ -71,6 +71,9 @@ pub(crate) struct Shared {
     /// Chunk vectors for the semantic signal, built on first use and
     /// brought up to date (by content digest) before each scoring.
     pub(crate) semantic: Mutex<Option<crate::semantic::SemanticIndex>>,
+    /// Which of the index's slots the snapshot on disk holds, so the
+    /// vectors can be written in its slot order (`semantic_workspace.rs`).
+    pub(crate) saved_layout: Mutex<Option<crate::semantic_workspace::SavedLayout>>,
     /// The files whose indexed bytes their metadata proves unchanged (see
     /// [`crate::unchanged`]); empty until the first refresh.
     pub(crate) proven: RwLock<crate::unchanged::Proven>,
@@ -158,8 +161,14 @@ impl Workspace {
                 }
             }
         }
+        let saved_layout = if source == IndexSource::Loaded {
+            crate::semantic_workspace::SavedLayout::loaded(&index)
+        } else {
+            None
+        };
         let workspace = Workspace {
             shared: Arc::new(Shared {
+                saved_layout: Mutex::new(saved_layout),
                 root,
                 options,
                 index: RwLock::new(index),

@@ -104,6 +104,10 @@ pub(super) struct Frozen {
     pub(super) importers: Table,
     /// The forward section as a table without keys: `n_slots + 1` offsets.
     forward: Table,
+    /// The SHA-256 of the section directory: names this snapshot's content
+    /// (the directory holds every section's length and checksum), as the
+    /// journal and the vectors file do to say which snapshot they extend.
+    pub(super) id: [u8; 32],
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
@@ -178,6 +182,7 @@ impl Frozen {
         let importers = table(IMPORTERS)?;
         let forward = Table::at(all, sections[FORWARD].clone())?;
         Some(Frozen {
+            id: super::sha256(dir),
             terms,
             defs,
             mentions,

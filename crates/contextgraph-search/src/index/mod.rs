@@ -121,6 +121,31 @@ pub struct Index {
     /// Set when saved chunks did not match their checksum: they are not
     /// served, and the next refresh rebuilds the index from the files.
     corrupt: Arc<std::sync::atomic::AtomicBool>,
+    /// Which numbering of the slots this is (see [`Index::layout_id`]).
+    layout: LayoutId,
+}
+
+/// A process-unique number for one numbering of an index's slots. Slots
+/// are only ever appended (an upsert tombstones a file's slots and appends
+/// new ones), so while the id stays the same a slot keeps naming the same
+/// chunk content; a compaction or a load renumbers them and takes a new id.
+/// A clone takes a new id too: two clones could append different content
+/// at the same slot numbers.
+#[derive(Debug)]
+struct LayoutId(u64);
+
+static NEXT_LAYOUT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Default for LayoutId {
+    fn default() -> Self {
+        LayoutId(NEXT_LAYOUT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for LayoutId {
+    fn clone(&self) -> Self {
+        LayoutId::default()
+    }
 }
 
 impl Index {
@@ -248,6 +273,35 @@ impl Index {
         })
     }
 
+    /// A file's path, first slot and chunk records, by file number
+    /// ([`file_number`](Self::file_number)), decoded for the caller and not
+    /// kept (unless already decoded): a pass over every chunk (embedding
+    /// them all for the semantic signal) would otherwise leave every
+    /// record decoded in memory, doubling a large index's footprint.
+    pub fn file_chunks_once(
+        &self,
+        file: u32,
+    ) -> Option<(&str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> {
+        let e = self.files.get(file as usize)?.as_ref()?;
+        let path = e.head.rel_path.as_str();
+        if let Some(record) = e.record.get() {
+            return Some((
+                path,
+                e.first_slot,
+                std::borrow::Cow::Borrowed(&record.chunks),
+            ));
+        }
+        let chunks = match &e.packed {
+            Some(packed) => packed.unpack(e.chunk_count as usize)?,
+            None => {
+                let mut r = crate::codec::Reader::new(self.saved_bytes(e)?);
+                crate::codec::read_chunks(&mut r, false)
+                    .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)?
+            }
+        };
+        Some((path, e.first_slot, std::borrow::Cow::Owned(chunks)))
+    }
+
     /// All file records with their chunks' `terms` filled back in from the
     /// postings (costly: for export and tests, not for serving).
     pub fn records_with_terms(&self) -> Vec<FileRecord> {
@@ -336,8 +390,50 @@ impl Index {
             .map(|i| (e.first_slot + i as u32, &chunks[i]))
     }
 
+    /// Chunk records decoded so far (saved chunks read alone, and files
+    /// whose chunks were decoded whole): what tests read to tell that a
+    /// path did no per-chunk work.
+    #[cfg(test)]
+    pub(crate) fn decoded_chunks(&self) -> usize {
+        let alone = self
+            .saved_chunks
+            .iter()
+            .filter(|c| c.get().is_some())
+            .count();
+        let whole: usize = self
+            .files
+            .iter()
+            .flatten()
+            .filter_map(|e| e.record.get())
+            .map(|r| r.chunks.len())
+            .sum();
+        alone + whole
+    }
+
     /// Total number of slots ever allocated (live or dead).
     pub fn slot_capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Identifies this numbering of the slots: while it is unchanged, slot
+    /// `s` below an earlier [`slot_capacity`](Self::slot_capacity) holds
+    /// the same chunk content it held then (or is dead). What is kept per
+    /// slot beside the index (the semantic signal's vectors) stays aligned
+    /// by checking this id, instead of each slot's content.
+    pub fn layout_id(&self) -> u64 {
+        self.layout.0
+    }
+
+    /// The loaded snapshot this index extends, when there is one: its id
+    /// (the SHA-256 of its section directory, as the store names it) and
+    /// its number of slots, which are this index's slots `0..n`.
+    pub fn saved_snapshot(&self) -> Option<([u8; 32], u32)> {
+        self.frozen.as_ref().map(|f| (f.id, self.frozen_slots))
+    }
+
+    /// The live slots in ascending order: a snapshot written now numbers
+    /// them `0..` in this order (see `index/snapshot.rs`).
+    pub fn live_slot_numbers(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.slots.len() as u32).filter(|&s| self.is_live(s))
     }
 }
