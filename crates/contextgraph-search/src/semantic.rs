@@ -449,16 +449,9 @@ impl SemanticIndex {
         goal: &str,
         file_share: f32,
     ) -> Result<Vec<(u32, f32)>, ModelError> {
-        model.check_compatible(self.dim, &self.fingerprint)?;
-        let Some(query) = model.encode(goal) else {
+        let Some((query, rounded)) = self.goal_query(index, model, goal)? else {
             return Ok(Vec::new());
         };
-        if self.layout != Some(index.layout_id()) {
-            // Numbered for another index: nothing can be said until the
-            // next update.
-            return Ok(Vec::new());
-        }
-        let rounded = Query::new(query.as_slice());
         let mut scores: Vec<(u32, f32)> = Vec::with_capacity(index.chunk_count());
         self.rows
             .score(&rounded, |s| index.is_live(s), |s, x| scores.push((s, x)));
@@ -485,15 +478,32 @@ impl SemanticIndex {
         if file_share > 0.0 {
             return self.scores_unsorted(index, model, goal, file_share);
         }
-        model.check_compatible(self.dim, &self.fingerprint)?;
-        let Some(query) = model.encode(goal) else {
+        let Some((_, rounded)) = self.goal_query(index, model, goal)? else {
             return Ok(Vec::new());
         };
+        Ok(self.rows.top(&rounded, &|s| index.is_live(s), keep))
+    }
+
+    /// The goal's vector and its rounded form for the scoring pass, or
+    /// `None` when nothing can be scored: no word of the goal is in the
+    /// model's vocabulary, or the rows are numbered for another version of
+    /// the index (nothing can be said until the next update). A model
+    /// other than the one the rows were made with is an error.
+    fn goal_query(
+        &self,
+        index: &Index,
+        model: &StaticModel,
+        goal: &str,
+    ) -> Result<Option<(contextgraph_embed::Embedding, Query)>, ModelError> {
+        model.check_compatible(self.dim, &self.fingerprint)?;
+        let Some(query) = model.encode(goal) else {
+            return Ok(None);
+        };
         if self.layout != Some(index.layout_id()) {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let rounded = Query::new(query.as_slice());
-        Ok(self.rows.top(&rounded, &|s| index.is_live(s), keep))
+        Ok(Some((query, rounded)))
     }
 
     /// Blends each score with its file's cosine (the scores are in slot

@@ -291,40 +291,55 @@ impl Workspace {
         limit: usize,
         accept: &dyn Fn(&ChunkRecord) -> bool,
     ) -> Vec<(u32, f32)> {
-        if limit == 0 || !self.semantic_in_use() {
+        if limit == 0 {
             return Vec::new();
         }
-        let Ok(model) = contextgraph_embed::builtin() else {
-            return Vec::new();
-        };
-        let _ = self.prepare_semantic();
-        let Ok(guard) = self.shared.semantic.lock() else {
-            return Vec::new();
-        };
-        let Some(semantic) = guard.as_ref() else {
-            return Vec::new();
-        };
-        let view = self.view();
         let file_share = self.file_share(goal);
-        // Most goals find `limit` accepted chunks among the best few
-        // `limit`s; a selective filter widens the window until it does.
-        let mut window = limit.saturating_mul(2);
-        loop {
-            let mut scores = semantic
-                .top_unsorted(view.index(), model, goal, file_share, window)
-                .unwrap_or_default();
-            scores.sort_by(best_first);
-            let exhausted = scores.len() < window;
-            let out: Vec<(u32, f32)> = scores
-                .into_iter()
-                .filter(|&(s, _)| view.chunk(s).is_some_and(|(_, c)| accept(c)))
-                .take(limit)
-                .collect();
-            if out.len() == limit || exhausted {
-                return out;
+        self.with_semantic(|semantic, model, view| {
+            // Most goals find `limit` accepted chunks among the best few
+            // `limit`s; a selective filter widens the window until it does.
+            let mut window = limit.saturating_mul(2);
+            loop {
+                let mut scores = semantic
+                    .top_unsorted(view.index(), model, goal, file_share, window)
+                    .unwrap_or_default();
+                scores.sort_by(best_first);
+                let exhausted = scores.len() < window;
+                let out: Vec<(u32, f32)> = scores
+                    .into_iter()
+                    .filter(|&(s, _)| view.chunk(s).is_some_and(|(_, c)| accept(c)))
+                    .take(limit)
+                    .collect();
+                if out.len() == limit || exhausted {
+                    return out;
+                }
+                window = window.saturating_mul(8);
             }
-            window = window.saturating_mul(8);
+        })
+        .unwrap_or_default()
+    }
+
+    /// Runs `f` on the semantic vectors brought in line with the index,
+    /// the built-in model and a view of the index; `None` when the signal
+    /// is not in use or its vectors cannot be had (no model, a poisoned
+    /// lock). A vectors file that cannot be written still leaves the
+    /// vectors in memory: scoring goes on.
+    fn with_semantic<R>(
+        &self,
+        f: impl FnOnce(
+            &SemanticIndex,
+            &contextgraph_embed::StaticModel,
+            &crate::search::SearchView<'_>,
+        ) -> R,
+    ) -> Option<R> {
+        if !self.semantic_in_use() {
+            return None;
         }
+        let model = contextgraph_embed::builtin().ok()?;
+        let _ = self.prepare_semantic();
+        let guard = self.shared.semantic.lock().ok()?;
+        let semantic = guard.as_ref()?;
+        Some(f(semantic, model, &self.view()))
     }
 
     /// The share of a chunk's score its file has for `goal` (see
@@ -342,25 +357,13 @@ impl Workspace {
     /// Every chunk's score in slot order (see
     /// [`semantic_scores`](Self::semantic_scores)).
     fn semantic_unsorted(&self, goal: &str) -> Vec<(u32, f32)> {
-        if !self.semantic_in_use() {
-            return Vec::new();
-        }
-        let Ok(model) = contextgraph_embed::builtin() else {
-            return Vec::new();
-        };
-        // A vectors file that cannot be written still leaves the vectors
-        // in memory: scoring goes on.
-        let _ = self.prepare_semantic();
-        let Ok(guard) = self.shared.semantic.lock() else {
-            return Vec::new();
-        };
-        let Some(semantic) = guard.as_ref() else {
-            return Vec::new();
-        };
-        let view = self.view();
-        semantic
-            .scores_unsorted(view.index(), model, goal, self.file_share(goal))
-            .unwrap_or_default()
+        let file_share = self.file_share(goal);
+        self.with_semantic(|semantic, model, view| {
+            semantic
+                .scores_unsorted(view.index(), model, goal, file_share)
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
     }
 }
 
