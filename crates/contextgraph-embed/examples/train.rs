@@ -1,10 +1,14 @@
-//! Trains a static embedding model from unpacked package sources.
+//! Trains a static embedding model from unpacked package sources: the
+//! count-based recipe (co-occurrence, PPMI, SVD; how v2 was made), or with
+//! `--contrastive-from MODEL` the contrastive fine-tuning of a model's rows
+//! (how the shipped v3 was made from v2; the crate's README has the exact
+//! command).
 //!
 //! ```text
 //! cargo run --release -p contextgraph-embed --example train -- \
 //!     --source ~/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f \
-//!     --exclude-file bench-packages.txt \
-//!     --out crates/contextgraph-embed/model/code-static-v2.safetensors \
+//!     --exclude-file crates/contextgraph-embed/bench-excluded.txt \
+//!     --out target/v2.safetensors \
 //!     --corpus crates/contextgraph-embed/CORPUS.md
 //! ```
 //!
