@@ -21,8 +21,9 @@ pub struct SearchOptions<'a> {
     pub anchors: &'a [String],
     /// Which chunks may be returned at all (kind filters, `as_of` pins).
     pub accept: &'a dyn Fn(&ChunkRecord) -> bool,
-    /// Semantic scores of the goal, best first, from
-    /// [`Workspace::semantic_scores`] (empty: no semantic signal).
+    /// Semantic scores of the goal, best first: the best matches a query
+    /// needs from [`Workspace::semantic_top`] (or all of
+    /// [`Workspace::semantic_scores`]); empty: no semantic signal.
     pub semantic: &'a [(u32, f32)],
 }
 

@@ -250,27 +250,25 @@ impl Index {
     fn record_of<'a>(&'a self, e: &'a FileEntry) -> &'a FileRecord {
         e.record.get_or_init(|| {
             let mut record = e.head.clone();
-            if let Some(packed) = &e.packed {
-                // Encoded by us: a failure is a bug of ours, and reads as
-                // a file without chunks (as a saved one below).
-                if let Some(chunks) = packed.unpack(e.chunk_count as usize) {
-                    record.chunks = chunks;
-                }
-                return record;
-            }
-            let saved = self.saved_bytes(e);
-            if let Some(bytes) = saved {
-                let mut r = crate::codec::Reader::new(bytes);
-                // Checksummed at load: a failure is a bug of ours, and reads
-                // as a file without chunks (its slots then serve nothing).
-                if let Some(chunks) = crate::codec::read_chunks(&mut r, false)
-                    .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)
-                {
-                    record.chunks = chunks;
-                }
+            // A failure reads as a file without chunks (its slots then
+            // serve nothing): see `decode_chunks`.
+            if let Some(chunks) = self.decode_chunks(e) {
+                record.chunks = chunks;
             }
             record
         })
+    }
+
+    /// A file's chunk records decoded from their packed form (encoded by
+    /// us) or from the saved snapshot (checksummed at load); `None` when
+    /// they cannot be, which is a bug of ours or a corrupt snapshot.
+    fn decode_chunks(&self, e: &FileEntry) -> Option<Vec<ChunkRecord>> {
+        if let Some(packed) = &e.packed {
+            return packed.unpack(e.chunk_count as usize);
+        }
+        let mut r = crate::codec::Reader::new(self.saved_bytes(e)?);
+        crate::codec::read_chunks(&mut r, false)
+            .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)
     }
 
     /// A file's path, first slot and chunk records, by file number
@@ -291,14 +289,7 @@ impl Index {
                 std::borrow::Cow::Borrowed(&record.chunks),
             ));
         }
-        let chunks = match &e.packed {
-            Some(packed) => packed.unpack(e.chunk_count as usize)?,
-            None => {
-                let mut r = crate::codec::Reader::new(self.saved_bytes(e)?);
-                crate::codec::read_chunks(&mut r, false)
-                    .filter(|c| r.is_empty() && c.len() == e.chunk_count as usize)?
-            }
-        };
+        let chunks = self.decode_chunks(e)?;
         Some((path, e.first_slot, std::borrow::Cow::Owned(chunks)))
     }
 
