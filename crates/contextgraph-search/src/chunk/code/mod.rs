@@ -2,10 +2,11 @@
 //! top-level code between them becomes `snippet` windows.
 //!
 //! Definitions are recognised by walking the syntax tree against a small
-//! per-language table of node kinds rather than by tree-sitter queries: a
-//! table cannot fail to compile against a grammar version, it is cheap, and
-//! it tells us directly which definitions are containers (impl, class,
-//! namespace) whose members are chunks of their own.
+//! per-language table of node kinds (each language's file in
+//! [`crate::lang`]) rather than by tree-sitter queries: a table cannot fail
+//! to compile against a grammar version, it is cheap, and it tells us
+//! directly which definitions are containers (impl, class, namespace) whose
+//! members are chunks of their own.
 //!
 //! A symbol's region starts at the contiguous doc comments and attributes
 //! above it (so the frame carries signature + doc comment + body) and ends at
@@ -19,15 +20,13 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::window::windows;
 use super::{Chunk, ChunkKind, LineIndex, SymbolInfo, OUTLINE_MIN_LINES};
+use crate::lang::spec::{Class, LangSpec, Source};
 use crate::lang::Language;
 
-mod classify;
 mod edges;
-mod imports;
 mod nodes;
 
-use imports::module_prefix;
-use nodes::{descend_into, is_doc_or_attribute, row_of_end, wrapper_of};
+use nodes::{row_of_end, wrapper_of};
 
 /// A parse doing more work than this is abandoned and the file windowed:
 /// one pathological file must not stall an index build.
@@ -65,13 +64,15 @@ pub fn chunk_code(
     text: &str,
     lines: &LineIndex,
 ) -> Option<Vec<Chunk>> {
+    let spec = lang.spec()?;
     let tree = parse(lang, text)?;
     let root = tree.root_node();
     let mut cx = Cx {
         lang,
+        spec,
         src: text.as_bytes(),
         defs: Vec::new(),
-        module: module_prefix(lang, rel_path),
+        module: (spec.module_prefix)(rel_path),
         rel_path,
         too_deep: false,
     };
@@ -137,7 +138,9 @@ pub fn chunk_code(
 /// that names the file needs to name the symbol. A name that does not start
 /// with its file's module path is returned whole.
 pub fn name_in_file<'q>(lang: Language, rel_path: &str, qualified: &'q str) -> &'q str {
-    let module = module_prefix(lang, rel_path);
+    let module = lang
+        .spec()
+        .map_or_else(Vec::new, |s| (s.module_prefix)(rel_path));
     if module.is_empty() {
         return qualified;
     }
@@ -213,6 +216,8 @@ struct Def<'t> {
 
 struct Cx<'s> {
     lang: Language,
+    /// What the chunker knows of `lang`.
+    spec: &'static LangSpec,
     src: &'s [u8],
     defs: Vec<Def<'s>>,
     module: Vec<String>,
@@ -231,26 +236,9 @@ fn is_trivial(class: &Class<'_>, node: Node<'_>) -> bool {
     ) && lines < 4
 }
 
-/// What the per-language table says about a node.
-struct Class<'t> {
-    name: String,
-    kind_label: &'static str,
-    /// Members are chunked separately (impl, class, namespace…).
-    container_body: Option<Node<'t>>,
-    body: Option<Node<'t>>,
-    /// Scope the members get instead of `name` (Rust `impl Trait for T` → `T`).
-    member_scope: Option<String>,
-    title_override: Option<String>,
-}
-
 impl<'s> Cx<'s> {
     fn text(&self, n: Node<'_>) -> &'s str {
-        n.utf8_text(self.src).unwrap_or("")
-    }
-
-    fn field_text(&self, n: Node<'_>, field: &str) -> Option<String> {
-        n.child_by_field_name(field)
-            .map(|c| self.text(c).to_owned())
+        Source(self.src).text(n)
     }
 
     fn find_defs(
@@ -273,11 +261,23 @@ impl<'s> Cx<'s> {
             if !child.is_named() {
                 continue;
             }
-            match self.classify(child).filter(|c| !is_trivial(c, child)) {
+            match self
+                .spec
+                .classify(Source(self.src), child)
+                .filter(|c| !is_trivial(c, child))
+            {
                 Some(class) => {
-                    let outer = wrapper_of(self.lang, child);
-                    let start_line = (outer == child)
-                        .then(|| self.doc_start(outer, children[..k].iter().rev().copied()));
+                    let outer = wrapper_of(self.spec, child);
+                    let start_line = (outer == child).then(|| {
+                        let before = children[..k].iter().rev().copied();
+                        if self.spec.docs_before_body {
+                            let above =
+                                std::iter::successors(node.prev_sibling(), |p| p.prev_sibling());
+                            self.doc_start(outer, before.chain(above))
+                        } else {
+                            self.doc_start(outer, before)
+                        }
+                    });
                     let mut path = self.module.clone();
                     path.extend(scope.iter().cloned());
                     path.push(class.name.clone());
@@ -303,7 +303,7 @@ impl<'s> Cx<'s> {
                 None => {
                     // Definitions hide inside wrappers and preprocessor blocks;
                     // statement bodies of top-level code are walked too (cheap).
-                    if descend_into(self.lang, child.kind()) {
+                    if self.spec.descend.contains(&child.kind()) {
                         self.find_defs(child, scope, parent, depth + 1);
                     }
                 }
@@ -317,7 +317,7 @@ impl<'s> Cx<'s> {
     fn doc_start(&self, outer: Node<'_>, before: impl Iterator<Item = Node<'s>>) -> u32 {
         let mut start_line = outer.start_position().row as u32 + 1;
         for p in before {
-            if !is_doc_or_attribute(self.lang, p.kind()) || row_of_end(p) + 2 < start_line {
+            if !self.spec.doc_kinds.contains(&p.kind()) || row_of_end(p) + 2 < start_line {
                 break;
             }
             start_line = p.start_position().row as u32 + 1;

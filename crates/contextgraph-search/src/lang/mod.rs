@@ -4,8 +4,29 @@
 //! file) and predictable (a person can tell from the name how a file will be
 //! chunked). Code languages get tree-sitter symbols; Markdown and plain text
 //! get heading sections; everything else falls back to line windows.
+//!
+//! Everything the chunker knows of a code language is in that language's
+//! file beside this one (`rust.rs`, `python.rs`, …): one [`spec::LangSpec`]
+//! holding its grammar, file names, definition, container, wrapper and
+//! comment node kinds, and its call and import shapes. Adding a language is
+//! that file, a variant here, and its line in [`Language::spec`].
+
+pub(crate) mod spec;
+pub(crate) mod syntax;
+
+mod c;
+mod go;
+mod java;
+mod javascript;
+mod python;
+mod rust;
+
+use spec::LangSpec;
 
 /// How a file is chunked.
+///
+/// The order of [`Language::ALL`] is the persistent index's one-byte tag:
+/// new languages are appended, never inserted, so a tag keeps its meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Language {
     /// Rust (`.rs`).
@@ -51,20 +72,37 @@ impl Language {
         Language::Other,
     ];
 
+    /// What the chunker knows of a code language; `None` for Markdown,
+    /// text and other files.
+    pub(crate) fn spec(&self) -> Option<&'static LangSpec> {
+        Some(match self {
+            Language::Rust => &rust::RUST,
+            Language::Python => &python::PYTHON,
+            Language::JavaScript => &javascript::JAVASCRIPT,
+            Language::TypeScript => &javascript::TYPESCRIPT,
+            Language::Tsx => &javascript::TSX,
+            Language::Go => &go::GO,
+            Language::Java => &java::JAVA,
+            Language::C => &c::C,
+            Language::Cpp => &c::CPP,
+            Language::Markdown | Language::Text | Language::Other => return None,
+        })
+    }
+
     /// The language of a file, judged by its name.
     pub fn detect(file_name: &str) -> Language {
         let lower = file_name.to_ascii_lowercase();
         let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        let base = lower.rsplit('/').next().unwrap_or(&lower);
+        for l in Language::ALL {
+            if let Some(s) = l.spec() {
+                if (!ext.is_empty() && s.extensions.contains(&ext)) || s.file_names.contains(&base)
+                {
+                    return l;
+                }
+            }
+        }
         match ext {
-            "rs" => Language::Rust,
-            "py" | "pyi" => Language::Python,
-            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "go" => Language::Go,
-            "java" => Language::Java,
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" => Language::Cpp,
             "md" | "markdown" | "mdown" => Language::Markdown,
             "txt" | "rst" | "adoc" | "text" => Language::Text,
             "" if matches!(
@@ -81,50 +119,27 @@ impl Language {
     /// A short stable name, used in symbol and module URIs and in reports.
     pub fn name(&self) -> &'static str {
         match self {
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::JavaScript => "javascript",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
             Language::Markdown => "markdown",
             Language::Text => "text",
             Language::Other => "other",
+            code => code.spec().map_or("other", |s| s.name),
         }
     }
 
     /// Whether files of this language are chunked by a tree-sitter grammar.
     pub fn is_code(&self) -> bool {
-        self.grammar().is_some()
+        self.spec().is_some()
     }
 
     /// The compiled-in tree-sitter grammar, when there is one. Grammars are
     /// linked into the binary (no runtime download, per the issue).
     pub fn grammar(&self) -> Option<tree_sitter::Language> {
-        let f = match self {
-            Language::Rust => tree_sitter_rust::LANGUAGE,
-            Language::Python => tree_sitter_python::LANGUAGE,
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE,
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX,
-            Language::Go => tree_sitter_go::LANGUAGE,
-            Language::Java => tree_sitter_java::LANGUAGE,
-            Language::C => tree_sitter_c::LANGUAGE,
-            Language::Cpp => tree_sitter_cpp::LANGUAGE,
-            Language::Markdown | Language::Text | Language::Other => return None,
-        };
-        Some(f.into())
+        self.spec().map(|s| (s.grammar)())
     }
 
     /// The separator between scope segments in a qualified name.
     pub fn scope_separator(&self) -> &'static str {
-        match self {
-            Language::Rust | Language::Cpp => "::",
-            _ => ".",
-        }
+        self.spec().map_or(".", |s| s.scope_separator)
     }
 
     /// Stable one-byte tag for the persistent index.
@@ -139,31 +154,5 @@ impl Language {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn detection_is_by_extension_case_insensitively() {
-        assert_eq!(Language::detect("net.rs"), Language::Rust);
-        assert_eq!(Language::detect("App.TSX"), Language::Tsx);
-        assert_eq!(Language::detect("README"), Language::Text);
-        assert_eq!(Language::detect("Makefile"), Language::Other);
-        for l in Language::ALL {
-            assert_eq!(Language::from_tag(l.tag()), Some(l));
-        }
-    }
-
-    #[test]
-    fn every_code_grammar_loads_with_a_compatible_abi() {
-        for l in Language::ALL {
-            if let Some(g) = l.grammar() {
-                let mut p = tree_sitter::Parser::new();
-                assert!(
-                    p.set_language(&g).is_ok(),
-                    "{} grammar ABI mismatch",
-                    l.name()
-                );
-            }
-        }
-    }
-}
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,132 @@
+//! JavaScript, TypeScript and TSX (one table, three grammars): functions,
+//! classes and their methods, functions bound to a `const`, interfaces,
+//! types, enums, namespaces; `import`, re-exports and `require('…')`.
+
+use tree_sitter::Node;
+
+use super::spec::{def, Class, DefKind, LangSpec, Source, BASE};
+use super::syntax::{dir_of, first_string_arg, join_rel, unquote};
+
+const DEFINITIONS: &[DefKind] = &[
+    def("function_declaration", "function", "name", "body", false),
+    def(
+        "generator_function_declaration",
+        "function",
+        "name",
+        "body",
+        false,
+    ),
+    def("function_signature", "function", "name", "body", false),
+    def("class_declaration", "class", "name", "body", true),
+    def("abstract_class_declaration", "class", "name", "body", true),
+    def("class", "class", "name", "body", true),
+    def("method_definition", "method", "name", "body", false),
+    def("method_signature", "method", "name", "body", false),
+    def("abstract_method_signature", "method", "name", "body", false),
+    def("interface_declaration", "interface", "name", "body", false),
+    def("type_alias_declaration", "type", "name", "value", false),
+    def("enum_declaration", "enum", "name", "body", false),
+    def("internal_module", "namespace", "name", "body", true),
+    def("module", "namespace", "name", "body", true),
+];
+
+/// The JavaScript table; TypeScript and TSX differ in grammar, extensions
+/// and type references.
+const ECMASCRIPT: LangSpec = LangSpec {
+    definitions: DEFINITIONS,
+    special: &["lexical_declaration", "variable_declaration"],
+    special_class: classify,
+    wrappers: &["export_statement"],
+    descend: &[
+        "export_statement",
+        "ambient_declaration",
+        "statement_block",
+        "declaration",
+    ],
+    call_kinds: &["call_expression", "new_expression"],
+    call_import,
+    import_kinds: &["import_statement", "export_statement"],
+    import_specs,
+    import_candidates,
+    ..BASE
+};
+
+pub(crate) static JAVASCRIPT: LangSpec = LangSpec {
+    name: "javascript",
+    grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    extensions: &["js", "mjs", "cjs", "jsx"],
+    ..ECMASCRIPT
+};
+
+pub(crate) static TYPESCRIPT: LangSpec = LangSpec {
+    name: "typescript",
+    grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+    extensions: &["ts", "mts", "cts"],
+    reference_kinds: &["type_identifier"],
+    ..ECMASCRIPT
+};
+
+pub(crate) static TSX: LangSpec = LangSpec {
+    name: "tsx",
+    grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+    extensions: &["tsx"],
+    reference_kinds: &["type_identifier"],
+    ..ECMASCRIPT
+};
+
+/// `const retry = (…) => {…}`: a function (or class) bound to a name.
+fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    let mut c = n.walk();
+    let decl = n
+        .named_children(&mut c)
+        .find(|d| d.kind() == "variable_declarator")?;
+    let value = decl.child_by_field_name("value")?;
+    let label = match value.kind() {
+        "arrow_function" | "function_expression" | "function" | "generator_function" => "function",
+        "class" => "class",
+        _ => return None,
+    };
+    Some(Class::plain(
+        src.field_text(decl, "name")?,
+        label,
+        value.child_by_field_name("body"),
+    ))
+}
+
+/// CommonJS: `require('./wire')` imports `./wire`.
+fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String> {
+    (callee == "require" && n.kind() == "call_expression")
+        .then(|| first_string_arg(src, n))
+        .flatten()
+}
+
+fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
+    src.field_text(n, "source")
+        .map(|s| vec![unquote(&s)])
+        .unwrap_or_default()
+}
+
+/// A relative specifier names the file as written or with one of the
+/// usual extensions or index files; a package name names no workspace file.
+fn import_candidates(rel_path: &str, spec: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !spec.starts_with('.') {
+        return out;
+    }
+    if let Some(base) = join_rel(dir_of(rel_path), spec) {
+        out.push(base.clone());
+        for ext in [
+            ".ts",
+            ".tsx",
+            ".js",
+            ".jsx",
+            ".mjs",
+            "/index.ts",
+            "/index.tsx",
+            "/index.js",
+        ] {
+            out.push(format!("{base}{ext}"));
+        }
+    }
+    out
+}

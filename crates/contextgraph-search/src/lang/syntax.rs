@@ -1,0 +1,92 @@
+//! Questions about syntax nodes that several languages ask the same way:
+//! what a call calls, a call's first string argument, quoted module names,
+//! relative paths.
+
+use tree_sitter::Node;
+
+use super::spec::Source;
+
+/// The node naming what a call expression calls, by the fields the
+/// C-family, Python, Go, Java, JavaScript and Rust grammars use.
+pub(crate) fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    let target = match n.kind() {
+        "method_invocation" => return n.child_by_field_name("name"),
+        "macro_invocation" => n.child_by_field_name("macro")?,
+        "new_expression" => n.child_by_field_name("constructor")?,
+        "object_creation_expression" => n.child_by_field_name("type")?,
+        _ => n.child_by_field_name("function")?,
+    };
+    name_of(target, 0)
+}
+
+/// The identifier at the end of a callee expression (`a.b.c` → `c`).
+pub(crate) fn name_of(n: Node<'_>, depth: u8) -> Option<Node<'_>> {
+    if depth > 8 {
+        return None;
+    }
+    match n.kind() {
+        "identifier" | "field_identifier" | "property_identifier" | "type_identifier" => Some(n),
+        "field_expression" => n
+            .child_by_field_name("field")
+            .and_then(|f| name_of(f, depth + 1)),
+        "member_expression" => n
+            .child_by_field_name("property")
+            .and_then(|f| name_of(f, depth + 1)),
+        "selector_expression" => n
+            .child_by_field_name("field")
+            .and_then(|f| name_of(f, depth + 1)),
+        "attribute" => n
+            .child_by_field_name("attribute")
+            .and_then(|f| name_of(f, depth + 1)),
+        "scoped_identifier"
+        | "qualified_identifier"
+        | "scoped_type_identifier"
+        | "template_function"
+        | "generic_type" => n
+            .child_by_field_name("name")
+            .or_else(|| n.named_child(0))
+            .and_then(|f| name_of(f, depth + 1)),
+        "generic_function" => n
+            .child_by_field_name("function")
+            .and_then(|f| name_of(f, depth + 1)),
+        _ => None,
+    }
+}
+
+/// The first argument of `call` when it is a plain string literal, unquoted.
+pub(crate) fn first_string_arg(src: Source<'_>, call: Node<'_>) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let first = args.named_child(0)?;
+    (first.kind() == "string").then(|| {
+        src.text(first)
+            .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+            .to_owned()
+    })
+}
+
+/// A module name without its quotes or angle brackets.
+pub(crate) fn unquote(s: &str) -> String {
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`' || c == '<' || c == '>')
+        .to_owned()
+}
+
+/// The directory of a workspace-relative path (`""` at the top).
+pub(crate) fn dir_of(rel_path: &str) -> &str {
+    rel_path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Join a directory and a relative path, resolving `.` and `..`; `None` when
+/// the result would climb out of the workspace.
+pub(crate) fn join_rel(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
