@@ -6,7 +6,7 @@
 //! get heading sections; everything else falls back to line windows.
 //!
 //! Everything the chunker knows of a code language is in that language's
-//! file beside this one (`rust.rs`, `python.rs`, …): one [`spec::LangSpec`]
+//! file beside this one (`rust.rs`, `ruby.rs`, …): one [`spec::LangSpec`]
 //! holding its grammar, file names, definition, container, wrapper and
 //! comment node kinds, and its call and import shapes. Adding a language is
 //! that file, a variant here, and its line in [`Language::spec`].
@@ -14,12 +14,23 @@
 pub(crate) mod spec;
 pub(crate) mod syntax;
 
+mod bash;
 mod c;
+mod csharp;
+mod elixir;
 mod go;
+mod haskell;
 mod java;
 mod javascript;
+mod kotlin;
+mod lua;
+mod php;
 mod python;
+mod ruby;
 mod rust;
+mod scala;
+mod swift;
+mod zig;
 
 use spec::LangSpec;
 
@@ -53,11 +64,33 @@ pub enum Language {
     Text,
     /// Anything else that passed the walk's gates: `snippet` line windows.
     Other,
+    /// Ruby (`.rb`, `.rake`, `.gemspec`, `.ru`, `Rakefile`, `Gemfile`).
+    Ruby,
+    /// PHP (`.php`, `.phtml`).
+    Php,
+    /// C# (`.cs`, `.csx`).
+    CSharp,
+    /// Kotlin (`.kt`, `.kts`).
+    Kotlin,
+    /// Scala (`.scala`, `.sc`, `.sbt`).
+    Scala,
+    /// Swift (`.swift`).
+    Swift,
+    /// Elixir (`.ex`, `.exs`).
+    Elixir,
+    /// Bash and POSIX shell (`.sh`, `.bash`, `.bats`).
+    Bash,
+    /// Haskell (`.hs`).
+    Haskell,
+    /// Lua (`.lua`).
+    Lua,
+    /// Zig (`.zig`).
+    Zig,
 }
 
 impl Language {
     /// Every language, in a fixed order (used by the persistent index's tag).
-    pub const ALL: [Language; 12] = [
+    pub const ALL: [Language; 23] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -70,6 +103,17 @@ impl Language {
         Language::Markdown,
         Language::Text,
         Language::Other,
+        Language::Ruby,
+        Language::Php,
+        Language::CSharp,
+        Language::Kotlin,
+        Language::Scala,
+        Language::Swift,
+        Language::Elixir,
+        Language::Bash,
+        Language::Haskell,
+        Language::Lua,
+        Language::Zig,
     ];
 
     /// What the chunker knows of a code language; `None` for Markdown,
@@ -85,6 +129,17 @@ impl Language {
             Language::Java => &java::JAVA,
             Language::C => &c::C,
             Language::Cpp => &c::CPP,
+            Language::Ruby => &ruby::RUBY,
+            Language::Php => &php::PHP,
+            Language::CSharp => &csharp::CSHARP,
+            Language::Kotlin => &kotlin::KOTLIN,
+            Language::Scala => &scala::SCALA,
+            Language::Swift => &swift::SWIFT,
+            Language::Elixir => &elixir::ELIXIR,
+            Language::Bash => &bash::BASH,
+            Language::Haskell => &haskell::HASKELL,
+            Language::Lua => &lua::LUA,
+            Language::Zig => &zig::ZIG,
             Language::Markdown | Language::Text | Language::Other => return None,
         })
     }

@@ -1,0 +1,216 @@
+//! Elixir: `defmodule`, `defprotocol` and `defimpl` as containers of
+//! their `def`, `defp`, `defmacro`, `defguard` and `defdelegate`
+//! definitions (with the `@doc` and `@spec` above them); local and remote
+//! calls; `alias`, `import`, `require` and `use` as imports.
+
+use tree_sitter::Node;
+
+use super::spec::{Class, LangSpec, Source, BASE};
+
+pub(crate) static ELIXIR: LangSpec = LangSpec {
+    name: "elixir",
+    grammar: || tree_sitter_elixir::LANGUAGE.into(),
+    extensions: &["ex", "exs"],
+    special: &["call"],
+    special_class: classify,
+    // Module attributes (`@doc`, `@spec`, `@impl`) belong to the
+    // definition below them.
+    doc_kinds: &["comment", "unary_operator"],
+    call_kinds: &["call"],
+    callee,
+    call_import,
+    not_calls: KEYWORDS,
+    import_candidates,
+    ..BASE
+};
+
+/// The macros that define a function or macro.
+const DEFINERS: &[&str] = &[
+    "def",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defguard",
+    "defguardp",
+    "defdelegate",
+];
+
+/// Special forms and definition macros: never call edges.
+const KEYWORDS: &[&str] = &[
+    "def",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defguard",
+    "defguardp",
+    "defdelegate",
+    "defmodule",
+    "defprotocol",
+    "defimpl",
+    "defstruct",
+    "defexception",
+    "defoverridable",
+    "alias",
+    "import",
+    "require",
+    "use",
+    "case",
+    "cond",
+    "if",
+    "unless",
+    "with",
+    "for",
+    "try",
+    "receive",
+    "quote",
+    "unquote",
+    "raise",
+    "fn",
+    // Module attributes read as calls (`@doc "…"`, `@spec f(t) :: t`).
+    "doc",
+    "moduledoc",
+    "typedoc",
+    "spec",
+    "impl",
+    "type",
+    "typep",
+    "opaque",
+    "callback",
+    "behaviour",
+];
+
+/// The first named child of `n` of `kind`.
+fn child_of_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut c = n.walk();
+    let found = n.named_children(&mut c).find(|k| k.kind() == kind);
+    found
+}
+
+fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    let target = n.child_by_field_name("target")?;
+    if target.kind() != "identifier" {
+        return None;
+    }
+    let keyword = src.text(target);
+    let label = match keyword {
+        "defmodule" => "module",
+        "defprotocol" => "protocol",
+        "defimpl" => "impl",
+        "def" | "defp" | "defdelegate" => "function",
+        "defmacro" | "defmacrop" => "macro",
+        "defguard" | "defguardp" => "guard",
+        _ => return None,
+    };
+    let first = child_of_kind(n, "arguments")?.named_child(0)?;
+    let body = child_of_kind(n, "do_block");
+    if matches!(label, "module" | "protocol" | "impl") {
+        if first.kind() != "alias" {
+            return None;
+        }
+        return Some(Class::container(src.text(first).to_owned(), label, body));
+    }
+    // `def f(x)`, `def f(x) when guard`, `def f` (no arguments).
+    let head = match first.kind() {
+        "binary_operator" => first.child_by_field_name("left")?,
+        _ => first,
+    };
+    let name = match head.kind() {
+        "identifier" => head,
+        "call" => head
+            .child_by_field_name("target")
+            .filter(|t| t.kind() == "identifier")?,
+        _ => return None,
+    };
+    Some(Class::plain(src.text(name).to_owned(), label, body))
+}
+
+/// `f(x)` calls `f`; `Mod.f(x)` calls `f`. The head of a definition
+/// (`def f(x)`, `def f(x) when …`) calls nothing.
+fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    if is_definition_head(src, n) {
+        return None;
+    }
+    let target = n.child_by_field_name("target")?;
+    match target.kind() {
+        "identifier" => Some(target),
+        "dot" => target
+            .child_by_field_name("right")
+            .filter(|r| r.kind() == "identifier"),
+        _ => None,
+    }
+}
+
+/// Whether `n` is the head of a `def`-family call: its first argument,
+/// or the left of that argument's `when`.
+fn is_definition_head(src: Source<'_>, n: Node<'_>) -> bool {
+    let mut up = n.parent();
+    if let Some(p) = up.filter(|p| p.kind() == "binary_operator") {
+        if p.child_by_field_name("left").map(|l| l.id()) != Some(n.id()) {
+            return false;
+        }
+        up = p.parent();
+    }
+    let Some(args) = up.filter(|p| p.kind() == "arguments") else {
+        return false;
+    };
+    args.parent()
+        .and_then(|def| def.child_by_field_name("target"))
+        .is_some_and(|t| t.kind() == "identifier" && DEFINERS.contains(&src.text(t)))
+}
+
+/// `alias Ecto.Changeset`, `import Ecto.Query, only: …`, `use Phoenix.Controller`.
+fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String> {
+    if !matches!(callee, "alias" | "import" | "require" | "use") {
+        return None;
+    }
+    let first = child_of_kind(n, "arguments")?.named_child(0)?;
+    (first.kind() == "alias").then(|| src.text(first).to_owned())
+}
+
+/// `Phoenix.Controller` names `lib/phoenix/controller.ex` (Elixir's
+/// module-to-path convention: each segment in snake case).
+fn import_candidates(_rel_path: &str, spec: &str) -> Vec<String> {
+    let path: Vec<String> = spec.split('.').map(snake_case).collect();
+    let path = path.join("/");
+    vec![format!("lib/{path}.ex"), format!("{path}.ex")]
+}
+
+/// `ChangesetError` → `changeset_error`, `HTTPClient` → `http_client`.
+fn snake_case(segment: &str) -> String {
+    let chars: Vec<char> = segment.chars().collect();
+    let mut out = String::with_capacity(segment.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
+            if i > 0 && (prev_lower || (prev_upper && next_lower)) {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_become_paths_in_snake_case() {
+        assert_eq!(snake_case("ChangesetError"), "changeset_error");
+        assert_eq!(snake_case("HTTPClient"), "http_client");
+        assert_eq!(snake_case("Ecto"), "ecto");
+        assert_eq!(
+            import_candidates("lib/x.ex", "Phoenix.Controller.Pipeline"),
+            [
+                "lib/phoenix/controller/pipeline.ex",
+                "phoenix/controller/pipeline.ex"
+            ]
+        );
+    }
+}

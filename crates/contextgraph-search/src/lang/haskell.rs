@@ -1,0 +1,74 @@
+//! Haskell: functions and point-free bindings (with their type signature
+//! and Haddock comment above), data types, newtypes, type synonyms, type
+//! classes and instances as containers; applications as calls; imports.
+
+use tree_sitter::Node;
+
+use super::spec::{def, Class, LangSpec, Source, BASE};
+
+pub(crate) static HASKELL: LangSpec = LangSpec {
+    name: "haskell",
+    grammar: || tree_sitter_haskell::LANGUAGE.into(),
+    extensions: &["hs"],
+    definitions: &[
+        def("function", "function", "name", "match", false),
+        def("bind", "function", "name", "match", false),
+        def("data_type", "data", "name", "constructors", false),
+        def("newtype", "newtype", "name", "constructor", false),
+        def("type_synonym", "type", "name", "type", false),
+        def("class", "class", "name", "declarations", true),
+    ],
+    special: &["instance"],
+    special_class: classify,
+    descend: &["declarations"],
+    // A type signature belongs to the equations below it, as the Haddock
+    // comment above it does.
+    doc_kinds: &["comment", "haddock", "signature", "pragma"],
+    call_kinds: &["apply"],
+    callee,
+    reference_kinds: &["name"],
+    import_kinds: &["import"],
+    import_specs,
+    import_candidates,
+    ..BASE
+};
+
+/// `instance Show Block where …` is named `Show Block`.
+fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    let class = src.field_text(n, "name")?;
+    let name = match n.child_by_field_name("patterns") {
+        Some(p) => format!("{class} {}", src.text(p)),
+        None => class,
+    };
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(Class::container(
+        name,
+        "instance",
+        n.child_by_field_name("declarations"),
+    ))
+}
+
+/// `f x y` applies `f`; `M.f x` applies `f`.
+fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    let mut f = n.child_by_field_name("function")?;
+    for _ in 0..16 {
+        match f.kind() {
+            "apply" => f = f.child_by_field_name("function")?,
+            "variable" | "constructor" => return Some(f),
+            "qualified" => return f.child_by_field_name("id"),
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
+    src.field_text(n, "module").into_iter().collect()
+}
+
+/// `Text.Pandoc.Parsing` names `Text/Pandoc/Parsing.hs` at the top or
+/// under `src/`.
+fn import_candidates(_rel_path: &str, spec: &str) -> Vec<String> {
+    let path = spec.replace('.', "/");
+    vec![format!("src/{path}.hs"), format!("{path}.hs")]
+}

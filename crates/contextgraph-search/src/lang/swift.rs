@@ -1,0 +1,117 @@
+//! Swift: classes, structs, enums, actors, extensions and protocols as
+//! containers; functions, initializers, protocol requirements, type
+//! aliases and computed properties; calls; `import` declarations.
+
+use tree_sitter::Node;
+
+use super::spec::{def, Class, LangSpec, Source, BASE};
+
+pub(crate) static SWIFT: LangSpec = LangSpec {
+    name: "swift",
+    grammar: || tree_sitter_swift::LANGUAGE.into(),
+    extensions: &["swift"],
+    definitions: &[
+        def("protocol_declaration", "protocol", "name", "body", true),
+        def("function_declaration", "function", "name", "body", false),
+        def(
+            "protocol_function_declaration",
+            "function",
+            "name",
+            "",
+            false,
+        ),
+        def("typealias_declaration", "type", "name", "value", false),
+    ],
+    special: &[
+        "class_declaration",
+        "init_declaration",
+        "property_declaration",
+    ],
+    special_class: classify,
+    doc_kinds: &["comment", "multiline_comment"],
+    call_kinds: &["call_expression", "constructor_expression"],
+    callee,
+    reference_kinds: &["user_type"],
+    reference: type_name,
+    import_kinds: &["import_declaration"],
+    import_specs,
+    ..BASE
+};
+
+fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    match n.kind() {
+        // `class`, `struct`, `enum`, `actor` and `extension` share a node.
+        "class_declaration" => {
+            let label = match n.child_by_field_name("declaration_kind").map(|k| k.kind()) {
+                Some("struct") => "struct",
+                Some("enum") => "enum",
+                Some("actor") => "actor",
+                Some("extension") => "extension",
+                _ => "class",
+            };
+            let name = n.child_by_field_name("name")?;
+            let name = src.text(name);
+            let base = name.split('<').next().unwrap_or(name).trim().to_owned();
+            Some(Class::container(base, label, n.child_by_field_name("body")))
+        }
+        "init_declaration" => Some(Class::plain(
+            "init".to_owned(),
+            "initializer",
+            n.child_by_field_name("body"),
+        )),
+        // A computed property of four lines or more is a definition of its
+        // own; stored properties stay in their type's text.
+        "property_declaration" => {
+            if n.end_position().row < n.start_position().row + 3 {
+                return None;
+            }
+            let mut c = n.walk();
+            let pattern = n.children_by_field_name("name", &mut c).next()?;
+            let computed = n.child_by_field_name("computed_value")?;
+            Some(Class::plain(
+                src.text(pattern).to_owned(),
+                "property",
+                Some(computed),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// `f(x)` calls `f`, `a.b.f(x)` calls `f`, `T(x)` constructs `T`.
+fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    if n.kind() == "constructor_expression" {
+        return n
+            .child_by_field_name("constructed_type")
+            .and_then(|t| type_name(Source(&[]), t));
+    }
+    let target = n.named_child(0)?;
+    match target.kind() {
+        "simple_identifier" => Some(target),
+        "navigation_expression" => target
+            .child_by_field_name("suffix")?
+            .child_by_field_name("suffix")
+            .filter(|s| s.kind() == "simple_identifier"),
+        _ => None,
+    }
+}
+
+/// A user type names its last type identifier (`Foo.Bar<T>` → `Bar`).
+fn type_name<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    let mut c = n.walk();
+    let last = n
+        .named_children(&mut c)
+        .filter(|k| k.kind() == "type_identifier")
+        .last();
+    last
+}
+
+fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
+    let mut c = n.walk();
+    let found = n
+        .named_children(&mut c)
+        .find(|k| k.kind() == "identifier")
+        .map(|k| vec![src.text(k).to_owned()])
+        .unwrap_or_default();
+    found
+}
