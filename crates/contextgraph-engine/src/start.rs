@@ -51,10 +51,21 @@ pub(crate) async fn start(
     let client: Arc<dyn ProviderClient> = match &provider.kind {
         ProviderKind::Workspace { dir } => {
             let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
+            // The ranking switches of the environment (CGP_RANK_SIGNALS_OFF,
+            // CGP_RANK_SIGNALS_ON, CGP_SEMANTIC), as `cgp serve workspace`
+            // reads them: a signal's worth is measurable with `cgp context`.
             let options = WorkspaceOptions {
                 progress,
                 ..WorkspaceOptions::default()
-            };
+            }
+            .with_ranking_from_env()
+            .map_err(|e| format!("cannot open the workspace: {e}"))?;
+            if progress {
+                // An ablation left set by accident is seen on stderr.
+                if let Some(note) = contextgraph_provider_workspace::serve::ranking_note(&options) {
+                    eprintln!("{}: {note}", contextgraph_provider_workspace::PROVIDER_NAME);
+                }
+            }
             let opened = blocking(move || {
                 WorkspaceProvider::open(&dir, options)
                     .map(|(p, _)| p)

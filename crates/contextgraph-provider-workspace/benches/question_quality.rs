@@ -129,14 +129,14 @@ fn main() {
     // The files the walk admits, less the question sets, in a scratch copy.
     let scratch = tempfile::tempdir().expect("scratch dir");
     let texts = load_texts(&root, scratch.path());
+    // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
+    // so an ablation is measured on the regression guards too.
     let options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
-        // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
-        // so an ablation is measured on the regression guards too.
-        rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
-        semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
         ..WorkspaceOptions::default()
-    };
+    }
+    .with_ranking_from_env()
+    .unwrap_or_else(|e| panic!("{e}"));
     let (provider, _) =
         WorkspaceProvider::open(scratch.path(), options).expect("open the code base");
     println!(

@@ -35,6 +35,8 @@
 
 #[path = "retrieval/bm25.rs"]
 mod bm25;
+// `score` (exact matching) is the tests'; the bench scores with `score_with`.
+#[allow(dead_code)]
 #[path = "retrieval/metrics.rs"]
 mod metrics;
 // Shared with tests/it/retrieval_bench.rs, which also reads what the
@@ -42,6 +44,10 @@ mod metrics;
 #[allow(dead_code)]
 #[path = "retrieval/projects.rs"]
 mod projects;
+// Shared with tests/it/retrieval_bench.rs (which checks its error paths).
+#[allow(dead_code)]
+#[path = "retrieval/semble.rs"]
+mod semble;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -52,8 +58,8 @@ use contextgraph_provider_sdk::Provider;
 use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
 use contextgraph_types::display_text::for_terminal;
 use contextgraph_types::{token_cost_of_len, ContextQuery};
-use metrics::{distinct_files, score, Category, Scores, CATEGORIES, CUTOFF};
-use projects::{load_project, project_root, Project};
+use metrics::{answer_ranks, distinct_files, score_with, Category, Scores, CATEGORIES, CUTOFF};
+use projects::{load_project, project_root, Project, OURS};
 
 /// Frames asked for per query: `cgp context`'s default `--max-frames`.
 const MAX_FRAMES: u32 = 64;
@@ -107,6 +113,8 @@ struct Args {
     baseline: bool,
     projects: Vec<String>,
     split: Option<String>,
+    /// `--set ours|semble`: only that set's projects.
+    set: Option<String>,
     /// `--dump FILE`: every query's answer written out (frame ids, score
     /// bits, content digests, costs, truncation), so that two builds can be
     /// diffed for identical results (a speed-up must not change any answer).
@@ -123,6 +131,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         baseline: true,
         projects: Vec::new(),
         split: None,
+        set: None,
         dump: None,
         repeat: 1,
     };
@@ -154,9 +163,16 @@ fn parse_args() -> Result<Option<Args>, String> {
                 }
                 args.split = Some(s);
             }
+            "--set" => {
+                let s = it.next().ok_or("--set needs ours or semble")?;
+                if s != OURS && s != semble::SET {
+                    return Err(format!("--set {s}: expected {OURS} or {}", semble::SET));
+                }
+                args.set = Some(s);
+            }
             other => {
                 return Err(format!(
-                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --no-baseline, --dump FILE, --repeat N)"
+                    "unknown argument '{other}' (expected -v, --heldout-details, --project ID, --split tuning|heldout, --set ours|semble, --no-baseline, --dump FILE, --repeat N)"
                 ))
             }
         }
@@ -182,20 +198,15 @@ fn run_project(
     baseline: bool,
     timing: &mut Timing,
 ) -> Result<(Outcome, Option<Outcome>), String> {
-    let (provider, source) = WorkspaceProvider::open(
-        root,
-        WorkspaceOptions {
-            // `CGP_RANK_SIGNALS_OFF=semantic,roles` measures the ranking
-            // without those steps (the README's ablation table).
-            rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
-            // `CGP_SEMANTIC=0` opens without the semantic signal (on by
-            // default; `CGP_RANK_SIGNALS_OFF=semantic` also drops it from the
-            // ranking, but still embeds the chunks).
-            semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
-            ..WorkspaceOptions::default()
-        },
-    )
-    .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
+    // `CGP_RANK_SIGNALS_OFF=semantic,roles` measures the ranking without
+    // those steps; `CGP_SEMANTIC=0` opens without the semantic signal (on by
+    // default; `CGP_RANK_SIGNALS_OFF=semantic` also drops it from the
+    // ranking, but still embeds the chunks). As `cgp context` reads them.
+    let options = WorkspaceOptions::default()
+        .with_ranking_from_env()
+        .map_err(|e| e.to_string())?;
+    let (provider, source) = WorkspaceProvider::open(root, options)
+        .map_err(|e| format!("{}: cannot open {}: {e}", project.id, root.display()))?;
     if verbose {
         println!(
             "== {} ({}, {}, index {:?}, {} queries)",
@@ -209,7 +220,11 @@ fn run_project(
     // An answer that names no file of the project can never be found: say
     // so, rather than let a typo pass as a ranking miss.
     for q in &project.queries {
-        for a in q.answers.iter().filter(|a| !root.join(a).is_file()) {
+        let exists = |a: &str| match project.matching {
+            metrics::PathMatch::Exact => root.join(a).is_file(),
+            metrics::PathMatch::Suffix => semble::target_exists(root, project, a),
+        };
+        for a in q.answers.iter().filter(|a| !exists(a)) {
             eprintln!(
                 "retrieval_ndcg: {}: answer '{a}' of query '{}' is not a file of the project",
                 project.id, q.text
@@ -249,23 +264,17 @@ fn run_project(
                 Vec::new()
             }
         };
-        let s = score(&ranked, &q.answers);
+        let s = score_with(&ranked, &q.answers, project.matching);
         let base = bm25
             .as_ref()
-            .map(|b| score(&b.rank(&q.text, CUTOFF), &q.answers));
+            .map(|b| score_with(&b.rank(&q.text, CUTOFF), &q.answers, project.matching));
         if let Some(b) = base {
             baseline_per_query.push((q.category, b));
         }
         if verbose {
-            let ranks: Vec<String> = q
-                .answers
-                .iter()
-                .map(|a| {
-                    ranked
-                        .iter()
-                        .position(|f| f == a)
-                        .map_or("-".to_owned(), |i| (i + 1).to_string())
-                })
+            let ranks: Vec<String> = answer_ranks(&ranked, &q.answers, project.matching)
+                .into_iter()
+                .map(|r| r.map_or("-".to_owned(), |r| r.to_string()))
                 .collect();
             let base = base.map_or(String::new(), |b| format!("  bm25 {:.2}", b.ndcg));
             println!(
@@ -345,11 +354,13 @@ fn write_answer(
     Ok(())
 }
 
-/// Mean over the projects of `outcomes` in `split` (all when None) of their
-/// per-project means for `category`; with the number of projects and queries.
+/// Mean over the projects of `outcomes` in `set` and `split` (all when
+/// None) of their per-project means for `category`; with the number of
+/// projects and queries.
 fn mean_over_projects(
     outcomes: &[Outcome],
     projects: &[Project],
+    set: &str,
     split: Option<&str>,
     category: Option<Category>,
 ) -> Option<(Scores, usize, usize)> {
@@ -357,7 +368,8 @@ fn mean_over_projects(
     let mut n_projects = 0;
     let mut n_queries = 0;
     for o in outcomes {
-        if split.is_some_and(|s| projects[o.project].split != s) {
+        let p = &projects[o.project];
+        if p.set != set || split.is_some_and(|s| p.split != s) {
             continue;
         }
         if let Some(m) = o.mean(category) {
@@ -377,8 +389,8 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
     println!();
     println!("## {system}");
     println!(
-        "{:<22} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7} {:>9} {:>7}",
-        "project", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10", "p50 ms", "tokens"
+        "{:<22} {:<6} {:<5} {:<8} {:>4} {:>8} {:>9} {:>7} {:>9} {:>7}",
+        "project", "set", "lang", "split", "n", "NDCG@10", "recall@5", "MRR@10", "p50 ms", "tokens"
     );
     for o in outcomes {
         let p = &projects[o.project];
@@ -396,8 +408,9 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
                 format!("{:.0}", mean_tokens(&o.answer_tokens))
             };
             println!(
-                "{:<22} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>9} {:>7}",
+                "{:<22} {:<6} {:<5} {:<8} {:>4} {:>8.3} {:>9.3} {:>7.3} {:>9} {:>7}",
                 p.id,
+                p.set,
                 short_language(&p.language),
                 p.split,
                 o.per_query.len(),
@@ -435,7 +448,18 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
             default_content_budget()
         );
     }
+    let mut sets: Vec<&str> = outcomes.iter().map(|o| projects[o.project].set).collect();
+    sets.sort_unstable();
+    sets.dedup();
+    for set in sets {
+        report_set(set, outcomes, projects);
+    }
+}
+
+/// One set's means: per split and category, then per language.
+fn report_set(set: &str, outcomes: &[Outcome], projects: &[Project]) {
     println!();
+    println!("### set {set}");
     println!(
         "{:<8} {:<13} {:>8} {:>7} {:>8} {:>9} {:>7}",
         "split", "category", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
@@ -443,7 +467,8 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
     for split in [Some("tuning"), Some("heldout"), None] {
         let categories = std::iter::once(None).chain(CATEGORIES.iter().copied().map(Some));
         for category in categories {
-            if let Some((m, np, nq)) = mean_over_projects(outcomes, projects, split, category) {
+            if let Some((m, np, nq)) = mean_over_projects(outcomes, projects, set, split, category)
+            {
                 println!(
                     "{:<8} {:<13} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
                     split.unwrap_or("all"),
@@ -459,38 +484,50 @@ fn report(system: &str, outcomes: &[Outcome], projects: &[Project]) {
     }
     println!();
     println!(
-        "{:<12} {:>8} {:>7} {:>8} {:>9} {:>7}",
-        "language", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
+        "{:<12} {:<8} {:>8} {:>7} {:>8} {:>9} {:>7}",
+        "language", "split", "projects", "queries", "NDCG@10", "recall@5", "MRR@10"
     );
-    let mut languages: Vec<&str> = outcomes
+    let of_set: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| projects[o.project].set == set)
+        .collect();
+    let mut languages: Vec<&str> = of_set
         .iter()
         .map(|o| projects[o.project].language.as_str())
         .collect();
     languages.sort_unstable();
     languages.dedup();
     for language in languages {
-        let of_language: Vec<&Outcome> = outcomes
-            .iter()
-            .filter(|o| projects[o.project].language == language)
-            .collect();
-        let mut sum = Scores::default();
-        let mut n_queries = 0;
-        for o in &of_language {
-            if let Some(m) = o.mean(None) {
-                sum.add(m);
+        for split in [Some("tuning"), Some("heldout"), None] {
+            let of_language: Vec<&Outcome> = of_set
+                .iter()
+                .copied()
+                .filter(|o| projects[o.project].language == language)
+                .filter(|o| split.is_none_or(|s| projects[o.project].split == s))
+                .collect();
+            if of_language.is_empty() {
+                continue;
             }
-            n_queries += o.per_query.len();
+            let mut sum = Scores::default();
+            let mut n_queries = 0;
+            for o in &of_language {
+                if let Some(m) = o.mean(None) {
+                    sum.add(m);
+                }
+                n_queries += o.per_query.len();
+            }
+            let m = sum.divided(of_language.len());
+            println!(
+                "{:<12} {:<8} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+                language,
+                split.unwrap_or("all"),
+                of_language.len(),
+                n_queries,
+                m.ndcg,
+                m.recall,
+                m.rr
+            );
         }
-        let m = sum.divided(of_language.len());
-        println!(
-            "{:<12} {:>8} {:>7} {:>8.3} {:>9.3} {:>7.3}",
-            language,
-            of_language.len(),
-            n_queries,
-            m.ndcg,
-            m.recall,
-            m.rr
-        );
     }
 }
 
@@ -551,6 +588,62 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The third-party set, when it is there (never committed).
+    let semble_dir = std::env::var_os("CGP_SEMBLE_EXT")
+        .map(PathBuf::from)
+        .map(|c| {
+            if c.is_relative() {
+                workspace.join(c)
+            } else {
+                c
+            }
+        })
+        .unwrap_or_else(|| workspace.join("../shared/bench/semble-ext"));
+    let semble_cache = std::env::var_os("CGP_SEMBLE_CACHE")
+        .map(PathBuf::from)
+        .map(|c| {
+            if c.is_relative() {
+                workspace.join(c)
+            } else {
+                c
+            }
+        })
+        .unwrap_or_else(|| cache.join("semble-ext"));
+    if args.set.as_deref() != Some(OURS) {
+        if semble_dir.join("annotations/repos.json").is_file() {
+            match semble::load_set(&semble_dir) {
+                Ok(set) => {
+                    for p in set {
+                        if projects.iter().any(|q: &Project| q.id == p.id) {
+                            eprintln!(
+                                "retrieval_ndcg: {}: both sets have a project of that name",
+                                p.id
+                            );
+                            return ExitCode::FAILURE;
+                        }
+                        projects.push(p);
+                    }
+                }
+                Err(e) => {
+                    eprintln!("retrieval_ndcg: the {} set is malformed: {e}", semble::SET);
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else if args.set.is_some() {
+            eprintln!(
+                "retrieval_ndcg: --set {}: the set is not at {} (set CGP_SEMBLE_EXT)",
+                semble::SET,
+                semble_dir.display()
+            );
+            return ExitCode::FAILURE;
+        } else {
+            println!(
+                "retrieval_ndcg: no {} set at {}; scoring our projects only",
+                semble::SET,
+                semble_dir.display()
+            );
+        }
+    }
     for want in &args.projects {
         if !projects.iter().any(|p| &p.id == want) {
             eprintln!("retrieval_ndcg: --project {want}: no such project");
@@ -560,13 +653,17 @@ fn main() -> ExitCode {
     let selected: Vec<usize> = (0..projects.len())
         .filter(|&i| args.projects.is_empty() || args.projects.contains(&projects[i].id))
         .filter(|&i| args.split.as_ref().is_none_or(|s| &projects[i].split == s))
+        .filter(|&i| args.set.as_deref().is_none_or(|s| projects[i].set == s))
         .collect();
     let max_tokens = default_content_budget();
     println!(
         "retrieval benchmark: {} project(s); each query as `cgp context` asks: max_frames {MAX_FRAMES}, max_tokens {max_tokens} \
-         (budget {DEFAULT_BUDGET} model tokens at safety factor {DEFAULT_SAFETY_FACTOR}, less the preamble); cache {}",
+         (budget {DEFAULT_BUDGET} model tokens at safety factor {DEFAULT_SAFETY_FACTOR}, less the preamble); cache {}; {} set {} extracted to {}",
         selected.len(),
-        cache.display()
+        cache.display(),
+        semble::SET,
+        semble_dir.display(),
+        semble_cache.display()
     );
     let mut timing = match args.dump.as_ref().map(std::fs::File::create).transpose() {
         Ok(dump) => Timing {
@@ -583,7 +680,12 @@ fn main() -> ExitCode {
     let mut missing = Vec::new();
     for i in selected {
         let project = &projects[i];
-        let root = match project_root(&cache, project) {
+        let found = if project.set == OURS {
+            project_root(&cache, project)
+        } else {
+            semble::extracted_root(&semble_dir, &semble_cache, project)
+        };
+        let root = match found {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("retrieval_ndcg: {e}");
@@ -619,9 +721,10 @@ fn main() -> ExitCode {
     }
     if !missing.is_empty() {
         eprintln!(
-            "retrieval_ndcg: {} project(s) not fetched ({}): run bench/retrieval/fetch first",
+            "retrieval_ndcg: {} project(s) without sources ({}): run bench/retrieval/fetch for ours; the {} set ships its own",
             missing.len(),
-            missing.join(", ")
+            missing.join(", "),
+            semble::SET
         );
     }
     if outcomes.is_empty() {

@@ -238,14 +238,14 @@ fn main() {
     let root = std::fs::canonicalize(&corpus).expect("corpus exists");
     let files = load(&root);
     let cases = cases(&files, &root);
+    // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
+    // so an ablation is measured on the regression guards too.
     let options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
-        // `CGP_RANK_SIGNALS_OFF=…` and `CGP_SEMANTIC=0` as in retrieval_ndcg,
-        // so an ablation is measured on the regression guards too.
-        rank_signals: contextgraph_search::rerank::RerankSignals::from_env(),
-        semantic: std::env::var_os("CGP_SEMANTIC").is_none_or(|v| v != "0"),
         ..WorkspaceOptions::default()
-    };
+    }
+    .with_ranking_from_env()
+    .unwrap_or_else(|e| panic!("{e}"));
     let (provider, _) = WorkspaceProvider::open(&root, options).expect("open corpus");
     println!(
         "corpus: {} ({} files, {} queries)",

@@ -51,6 +51,10 @@ pub enum WorkspaceError {
     /// The index could not be written (queries still work from memory).
     #[error("{PROVIDER_NAME}: {0}; check the cache directory is writable or disable the cache")]
     Store(#[from] StoreError),
+    /// A ranking switch variable (`CGP_RANK_SIGNALS_OFF`, `CGP_RANK_SIGNALS_ON`,
+    /// `CGP_SEMANTIC`) holds a value that is not understood.
+    #[error("{PROVIDER_NAME}: {0}")]
+    Ranking(#[from] contextgraph_search::rerank::RankingEnvError),
 }
 
 impl From<IndexError> for WorkspaceError {

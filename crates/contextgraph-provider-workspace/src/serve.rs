@@ -14,7 +14,8 @@ use std::time::Duration;
 use contextgraph_provider_sdk::serve_stdio;
 
 use crate::{
-    CacheLocation, IndexSource, WatchHandle, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,
+    CacheLocation, IndexSource, WatchHandle, WorkspaceError, WorkspaceOptions, WorkspaceProvider,
+    PROVIDER_NAME,
 };
 
 /// Arguments of a stdio workspace server.
@@ -69,19 +70,47 @@ pub fn keep_fresh(provider: WorkspaceProvider) -> (WorkspaceProvider, Option<Wat
     (provider.with_fresh_queries(QUERY_FRESHNESS_DEADLINE), watch)
 }
 
+impl ServeArgs {
+    /// The options a server opens its workspace with: these arguments, and
+    /// the ranking switches of the environment (`CGP_RANK_SIGNALS_OFF`,
+    /// `CGP_RANK_SIGNALS_ON`, `CGP_SEMANTIC`; see
+    /// [`WorkspaceOptions::with_ranking_from_env`]). A switch in force is
+    /// said on stderr (unless `--quiet`), so an ablation left set by
+    /// accident is seen.
+    pub fn options(&self) -> Result<WorkspaceOptions, WorkspaceError> {
+        let mut options = WorkspaceOptions {
+            progress: !self.quiet,
+            cache: match (&self.cache_dir, self.no_cache) {
+                (_, true) => CacheLocation::Disabled,
+                (Some(dir), false) => CacheLocation::Base(dir.clone()),
+                (None, false) => CacheLocation::Default,
+            },
+            ..WorkspaceOptions::default()
+        }
+        .with_ranking_from_env()?;
+        options.walk.include_secrets = self.include_secrets;
+        if !self.quiet {
+            if let Some(note) = ranking_note(&options) {
+                diag(format_args!("{PROVIDER_NAME}: {note}"));
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// What differs from the default ranking in `options`, for people
+/// (`ranking switches in force: -semantic, +model_alone`), or None.
+pub fn ranking_note(options: &WorkspaceOptions) -> Option<String> {
+    let mut changes = options.rank_signals.changes();
+    if !options.semantic {
+        changes.push(format!("{}=0", contextgraph_search::SEMANTIC_VAR));
+    }
+    (!changes.is_empty()).then(|| format!("ranking switches in force: {}", changes.join(", ")))
+}
+
 /// Open (or build) the index and serve it over stdio until `shutdown` or end of input.
 pub fn serve(args: &ServeArgs) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let mut options = WorkspaceOptions {
-        progress: !args.quiet,
-        cache: match (&args.cache_dir, args.no_cache) {
-            (_, true) => CacheLocation::Disabled,
-            (Some(dir), false) => CacheLocation::Base(dir.clone()),
-            (None, false) => CacheLocation::Default,
-        },
-        ..WorkspaceOptions::default()
-    };
-    options.walk.include_secrets = args.include_secrets;
-    let (provider, source) = WorkspaceProvider::open(&args.dir, options)?;
+    let (provider, source) = WorkspaceProvider::open(&args.dir, args.options()?)?;
     if let IndexSource::Rebuilt { reason } = &source {
         diag(format_args!("{PROVIDER_NAME}: rebuilt the index: {reason}"));
     }

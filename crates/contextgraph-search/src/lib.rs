@@ -80,7 +80,10 @@ pub mod bench_internals {
 }
 
 pub use lang::Language;
-pub use options::{CacheLocation, Clock, WorkspaceOptions, DEFAULT_SEMANTIC_MAX_CHUNKS};
+pub use options::{
+    semantic_switch, CacheLocation, Clock, WorkspaceOptions, DEFAULT_SEMANTIC_MAX_CHUNKS,
+    SEMANTIC_VAR,
+};
 pub use rank::Ranked;
 pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView, RELEVANCE_FLOOR};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use contextgraph_types::Timestamp;
 
-use crate::rerank::RerankSignals;
+use crate::rerank::{RankingEnvError, RerankSignals};
 use crate::walk::WalkOptions;
 
 /// A source of "now", injectable so tests can pin `recorded_at`.
@@ -90,6 +90,48 @@ impl Default for WorkspaceOptions {
             semantic: true,
             semantic_max_chunks: DEFAULT_SEMANTIC_MAX_CHUNKS,
         }
+    }
+}
+
+/// The variable that switches the semantic signal off (`0`) or on (`1`).
+pub const SEMANTIC_VAR: &str = "CGP_SEMANTIC";
+
+impl WorkspaceOptions {
+    /// These options with the ranking switches of the environment applied:
+    /// `CGP_RANK_SIGNALS_OFF` / `CGP_RANK_SIGNALS_ON` (see
+    /// [`RerankSignals::from_env`]) and `CGP_SEMANTIC` (`0`: open without
+    /// the semantic signal, no chunk is embedded; `1`: with it). The shipped
+    /// `cgp context` and `cgp serve workspace` open their workspace through
+    /// this, as the benchmarks do, so a signal's worth can be measured on
+    /// any repository. Unset variables leave the options as they are; a
+    /// value that is not understood is an error naming the variable.
+    pub fn with_ranking_from_env(mut self) -> Result<WorkspaceOptions, RankingEnvError> {
+        self.rank_signals = RerankSignals::from_env()?;
+        match std::env::var(SEMANTIC_VAR) {
+            Err(std::env::VarError::NotPresent) => {}
+            Ok(v) => self.semantic = semantic_switch(&v)?,
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(RankingEnvError {
+                    var: SEMANTIC_VAR,
+                    value: "(not UTF-8)".to_owned(),
+                    expected: "0 or 1",
+                })
+            }
+        }
+        Ok(self)
+    }
+}
+
+/// The value of `CGP_SEMANTIC`: `0` / `off` / `false` or `1` / `on` / `true`.
+pub fn semantic_switch(value: &str) -> Result<bool, RankingEnvError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "0" | "off" | "false" => Ok(false),
+        "1" | "on" | "true" => Ok(true),
+        _ => Err(RankingEnvError {
+            var: SEMANTIC_VAR,
+            value: value.to_owned(),
+            expected: "0 or 1",
+        }),
     }
 }
 

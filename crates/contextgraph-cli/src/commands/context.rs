@@ -63,6 +63,11 @@ frames, saying so on stderr: a content_digest that is not of the content (recomp
 one-line range written L<n> (read as L<n>-<n>, F5). Every other fault drops the provider's whole
 answer (B2). --strict-audit (or strict_audit = true in cgp.toml) repairs nothing.
 
+Ranking ablations (the built-in workspace provider; as `cgp serve workspace` reads them):
+CGP_RANK_SIGNALS_OFF=semantic,roles (or `all`) switches ranking steps off, CGP_RANK_SIGNALS_ON
+switches them on, CGP_SEMANTIC=0 opens without the embedding model; a switch in force is said on
+stderr, a misspelt one is an error. Step names: the workspace provider's README.
+
 Exit codes:
   0  the prompt was written (it may be empty when nothing matched; see --explain); providers
      that failed or were refused are reported on stderr

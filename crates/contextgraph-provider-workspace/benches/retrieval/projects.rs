@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::metrics::Category;
+use super::metrics::{Category, PathMatch};
+
+/// Our own set's name in reports and in `--set`.
+pub const OURS: &str = "ours";
 
 /// One query and the files that answer it.
 pub struct Query {
@@ -19,8 +22,12 @@ pub struct Query {
 
 /// One project of the benchmark.
 pub struct Project {
-    /// Its directory name.
+    /// Its directory name (ours) or repository name (semble).
     pub id: String,
+    /// The set it belongs to: [`OURS`] or the third-party set's name.
+    pub set: &'static str,
+    /// How its ranked files are matched against its answers.
+    pub matching: PathMatch,
     /// `language=` of its source file.
     pub language: String,
     /// `tuning` or `heldout`.
@@ -101,6 +108,8 @@ pub fn load_project(dir: &Path) -> Result<Project, String> {
     }
     Ok(Project {
         id,
+        set: OURS,
+        matching: PathMatch::Exact,
         language: field("language"),
         split,
         root: source.get("root").filter(|r| !r.is_empty()).cloned(),

@@ -50,6 +50,14 @@ fn files_with_and_without(f: &Fixture, goal: &str, step: &str) -> (Vec<String>, 
     (on, off)
 }
 
+/// The default with `step` (off by default) switched on.
+fn with_step(step: &str) -> RerankSignals {
+    let mut s = RerankSignals::default();
+    *s.flag(step)
+        .unwrap_or_else(|| panic!("unknown step {step}")) = true;
+    s
+}
+
 fn without(step: &str) -> RerankSignals {
     let mut s = RerankSignals::default();
     *s.flag(step)
@@ -209,18 +217,21 @@ fn tested_retry_fixture() -> Fixture {
     f
 }
 
+/// `test_files` is off by default since issue 24 (it cost the third-party
+/// tuning half 0.004 NDCG@10); switched on here, and `CGP_RANK_SIGNALS_ON`
+/// switches it on in the product.
 #[test]
 fn a_test_file_ranks_below_the_implementation_even_when_it_repeats_the_goal() {
     let f = tested_retry_fixture();
     let goal = "retry a request with exponential backoff";
-    let on = open_with(&f, RerankSignals::default());
+    let on = open_with(&f, with_step("test_files"));
     assert_first(&on, goal, "src/policy.rs", "");
     assert_eq!(
         first_file(&on, "tests of the request retry with exponential backoff"),
         "tests/retries.rs",
         "a goal naming tests gets them"
     );
-    let off = open_with(&f, without("test_files"));
+    let off = open_with(&f, RerankSignals::default());
     assert_first(
         &off,
         goal,
@@ -239,8 +250,8 @@ fn a_pasted_phrase_found_in_a_test_file_is_not_demoted_further() {
         assert!(frame.id.starts_with("tests/retries.rs#"), "{}", frame.id);
         frame.score
     };
-    let on = open_with(&f, RerankSignals::default());
-    let off = open_with(&f, without("test_files"));
+    let on = open_with(&f, with_step("test_files"));
+    let off = open_with(&f, RerankSignals::default());
     assert!(
         (score(&on) - score(&off)).abs() < 1e-6,
         "the phrase's chunk keeps the test factor: {} against {}",
@@ -265,8 +276,11 @@ fn a_goal_describing_code_gets_code_before_docs_and_a_question_may_get_docs() {
     // Measured with the semantic signal off on both sides: in a two-file
     // fixture the model's lift of the code file outweighs the docs factor
     // this test is about.
+    // `code_goals` is off by default since issue 24 (it gained nothing on
+    // the third-party tuning half); switched on here.
     let base = RerankSignals {
         semantic: false,
+        code_goals: true,
         ..RerankSignals::default()
     };
     let on = open_with(&f, base);

@@ -8,11 +8,13 @@ mod bm25;
 mod metrics;
 #[path = "../../benches/retrieval/projects.rs"]
 mod projects;
+#[path = "../../benches/retrieval/semble.rs"]
+mod semble;
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use metrics::{distinct_files, score, Category, Scores};
+use metrics::{distinct_files, score, score_with, Category, PathMatch, Scores};
 use projects::{load_project, parse_queries, project_root};
 
 fn files(names: &[&str]) -> Vec<String> {
@@ -261,4 +263,200 @@ fn bm25_ranks_the_file_with_the_rarer_matching_words_first() {
     // camelCase query words meet snake_case code words through their parts.
     assert_eq!(index.rank("retryWithBackoff", 10), files(&["src/retry.rs"]));
     assert!(index.rank("nothing here", 10).is_empty());
+}
+
+#[test]
+fn suffix_matching_goes_both_ways_on_path_boundaries_only() {
+    let m = PathMatch::Suffix;
+    assert!(m.matches("src/Monolog/Logger.php", "src/Monolog/Logger.php"));
+    // The target written from the repository root, the file from the indexed root.
+    assert!(m.matches("Readers/Markdown.hs", "src/Text/Pandoc/Readers/Markdown.hs"));
+    // And the other way.
+    assert!(m.matches("src/Text/Pandoc/Readers/Markdown.hs", "Readers/Markdown.hs"));
+    assert!(
+        !m.matches("xinit.lua", "lua/lazy/init.lua"),
+        "not on a '/' boundary"
+    );
+    assert!(!m.matches("lua/init.lua", "lua/lazy/init.lua"));
+    assert!(!PathMatch::Exact.matches("Readers/Markdown.hs", "src/Readers/Markdown.hs"));
+}
+
+#[test]
+fn a_target_counts_at_its_first_matching_file_only() {
+    // `init.lua` at the top matches the deep target first (semble's
+    // looseness); the target itself at rank 2 then adds nothing.
+    let ranked = files(&["init.lua", "lua/lazy/init.lua"]);
+    let s = score_with(&ranked, &files(&["lua/lazy/init.lua"]), PathMatch::Suffix);
+    assert!(close(s.ndcg, 1.0) && close(s.rr, 1.0), "{s:?}");
+    // One file matching two targets is one gain, against an ideal of two.
+    let s = score_with(
+        &files(&["a/x.rb"]),
+        &files(&["a/x.rb", "x.rb"]),
+        PathMatch::Suffix,
+    );
+    assert!(close(s.ndcg, 1.0 / (1.0 + 1.0 / 3f64.log2())), "{s:?}");
+    assert!(
+        close(s.recall, 1.0),
+        "both targets are found at rank 1: {s:?}"
+    );
+    // Exact matching is the per-file binary gain the old scorer gave.
+    let ranked = files(&["x", "a", "b"]);
+    let answers = files(&["a", "b"]);
+    let (e, o) = (
+        score_with(&ranked, &answers, PathMatch::Exact),
+        score(&ranked, &answers),
+    );
+    assert!(close(e.ndcg, o.ndcg) && close(e.rr, o.rr) && close(e.recall, o.recall));
+}
+
+/// A semble-ext set in a temporary directory: `repos.json` and the named
+/// annotation files.
+fn semble_set(repos: &str, annotations: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("annotations")).expect("mkdir");
+    std::fs::write(dir.path().join("annotations/repos.json"), repos).expect("write");
+    for (name, text) in annotations {
+        std::fs::write(dir.path().join(format!("annotations/{name}.json")), text).expect("write");
+    }
+    dir
+}
+
+const ONE_REPO: &str = r#"[{"name": "demo", "language": "ruby", "split": "heldout",
+    "benchmark_root": "lib", "queries_dropped": [{"index": 1, "query": "gone"}]}]"#;
+
+#[test]
+fn the_semble_set_loads_targets_skips_dropped_queries_and_keeps_duplicates() {
+    let annotations = r#"[
+        {"query": "route a request", "category": "semantic",
+         "relevant": ["lib/router.rb"], "secondary": [{"path": "lib/app.rb", "start_line": 1, "end_line": 9}]},
+        {"query": "gone", "category": "symbol", "relevant": ["lib/missing.rb"]},
+        {"query": "Router", "category": "symbol", "relevant": ["router.rb"], "secondary": [], "seed": {"path": "x", "line": 1}},
+        {"query": "Router", "category": "symbol", "relevant": ["router.rb"]}
+    ]"#;
+    let dir = semble_set(ONE_REPO, &[("demo", annotations)]);
+    let set = semble::load_set(dir.path()).expect("a valid set loads");
+    assert_eq!(set.len(), 1);
+    let p = &set[0];
+    assert_eq!(
+        (p.id.as_str(), p.set, p.language.as_str(), p.split.as_str()),
+        ("demo", semble::SET, "ruby", "heldout")
+    );
+    assert_eq!(p.matching, PathMatch::Suffix);
+    let texts: Vec<&str> = p.queries.iter().map(|q| q.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["route a request", "Router", "Router"],
+        "dropped index 1 skipped, duplicates kept"
+    );
+    assert_eq!(
+        p.queries[0].answers,
+        files(&["lib/router.rb", "lib/app.rb"])
+    );
+    assert_eq!(p.queries[0].category, Category::Semantic);
+}
+
+#[test]
+fn a_malformed_annotation_file_is_rejected_naming_the_file() {
+    let bad = [
+        ("not json", "not valid JSON"),
+        (r#"{"query": "x"}"#, "expected a JSON array"),
+        (
+            r#"[{"category": "symbol", "relevant": ["a.rb"]}]"#,
+            "'query'",
+        ),
+        (
+            r#"[{"query": "x", "category": "lookup", "relevant": ["a.rb"]}]"#,
+            "category 'lookup'",
+        ),
+        (r#"[{"query": "x", "category": "symbol"}]"#, "'relevant'"),
+        (
+            r#"[{"query": "x", "category": "symbol", "relevant": []}]"#,
+            "'relevant' is empty",
+        ),
+        (
+            r#"[{"query": "x", "category": "symbol", "relevant": [3]}]"#,
+            "neither a path",
+        ),
+        (
+            r#"[{"query": "x", "category": "symbol", "relevant": ["a.rb"], "secondary": "b.rb"}]"#,
+            "'secondary'",
+        ),
+    ];
+    for (text, why) in bad {
+        let dir = semble_set(ONE_REPO, &[("demo", text)]);
+        let err = semble::load_set(dir.path()).err().unwrap_or_default();
+        assert!(
+            err.contains("demo.json") && err.contains(why),
+            "{text}: {err}"
+        );
+    }
+    let dir = semble_set(ONE_REPO, &[]);
+    let err = semble::load_set(dir.path()).err().unwrap_or_default();
+    assert!(
+        err.contains("demo.json") && err.contains("cannot read"),
+        "{err}"
+    );
+    let dir = semble_set(
+        r#"[{"name": "demo", "language": "ruby", "split": "later"}]"#,
+        &[],
+    );
+    let err = semble::load_set(dir.path()).err().unwrap_or_default();
+    assert!(
+        err.contains("repos.json") && err.contains("split 'later'"),
+        "{err}"
+    );
+    let dir = semble_set(
+        r#"[{"name": "../up", "language": "ruby", "split": "tuning"}]"#,
+        &[],
+    );
+    let err = semble::load_set(dir.path()).err().unwrap_or_default();
+    assert!(
+        err.contains("repos.json") && err.contains("not a repository name"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_semble_tarball_is_extracted_once_into_the_cache() {
+    let dir = semble_set(
+        ONE_REPO,
+        &[(
+            "demo",
+            r#"[{"query": "x", "category": "symbol", "relevant": ["lib/a.rb"]}]"#,
+        )],
+    );
+    let project = semble::load_set(dir.path()).expect("loads").remove(0);
+    let cache = tempfile::tempdir().expect("tempdir");
+    let err = semble::extracted_root(dir.path(), cache.path(), &project)
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains("demo.tar.gz") && err.contains("missing"),
+        "{err}"
+    );
+    // A tarball whose members start at benchmark_root, as the set's do.
+    let tree = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tree.path().join("a.rb"), "class A; end\n").expect("write");
+    std::fs::create_dir_all(dir.path().join("sources")).expect("mkdir");
+    let status = std::process::Command::new("tar")
+        .arg("-czf")
+        .arg(semble::tarball(dir.path(), "demo"))
+        .arg("-C")
+        .arg(tree.path())
+        .arg("a.rb")
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+    let root = semble::extracted_root(dir.path(), cache.path(), &project).expect("extracts");
+    assert_eq!(root, cache.path().join("demo"));
+    assert!(root.join("a.rb").is_file());
+    assert!(
+        semble::target_exists(&root, &project, "lib/a.rb"),
+        "benchmark_root stripped"
+    );
+    assert!(!semble::target_exists(&root, &project, "lib/b.rb"));
+    // Not extracted again while the tarball is unchanged.
+    std::fs::write(root.join("marker"), "kept").expect("write");
+    semble::extracted_root(dir.path(), cache.path(), &project).expect("cached");
+    assert!(root.join("marker").is_file());
 }

@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use clap::Args;
 use contextgraph_provider_workspace::serve::{keep_fresh, serve, ServeArgs};
-use contextgraph_provider_workspace::{
-    CacheLocation, IndexSource, WorkspaceOptions, WorkspaceProvider, PROVIDER_NAME,
-};
+use contextgraph_provider_workspace::{IndexSource, WorkspaceProvider, PROVIDER_NAME};
 
 use super::http::{serve_http, HttpFlags};
 use crate::commands::CommandError;
@@ -23,7 +21,11 @@ use crate::commands::CommandError;
     cgp serve workspace .
   Over HTTP until Ctrl-C/SIGTERM (stderr says `cgp serve: listening on <URL>`):
     cgp serve workspace . --http 127.0.0.1:8700
-    cgp inspect http http://127.0.0.1:8700/cgp --strict")]
+    cgp inspect http http://127.0.0.1:8700/cgp --strict
+  Without some ranking steps (to measure what they are worth here; said on stderr):
+    CGP_RANK_SIGNALS_OFF=semantic,file_name cgp serve workspace .
+    CGP_SEMANTIC=0 cgp serve workspace .       # no embedding model at all
+  Step names and CGP_RANK_SIGNALS_ON: the workspace provider's README.")]
 pub struct WorkspaceArgs {
     /// What to serve.
     #[command(flatten)]
@@ -49,17 +51,7 @@ pub fn run(args: WorkspaceArgs) -> Result<(), CommandError> {
 
 /// Open (or build) the index as the stdio server does, and keep it fresh.
 fn open(args: &ServeArgs) -> Result<WorkspaceProvider, CommandError> {
-    let mut options = WorkspaceOptions {
-        progress: !args.quiet,
-        cache: match (&args.cache_dir, args.no_cache) {
-            (_, true) => CacheLocation::Disabled,
-            (Some(dir), false) => CacheLocation::Base(dir.clone()),
-            (None, false) => CacheLocation::Default,
-        },
-        ..WorkspaceOptions::default()
-    };
-    options.walk.include_secrets = args.include_secrets;
-    let (provider, source) = WorkspaceProvider::open(&args.dir, options)?;
+    let (provider, source) = WorkspaceProvider::open(&args.dir, args.options()?)?;
     if let IndexSource::Rebuilt { reason } = &source {
         diag(format_args!("{PROVIDER_NAME}: rebuilt the index: {reason}"));
     }
