@@ -539,7 +539,15 @@ fn index_file(
         record.skipped = Some(SkipReason::TooLarge);
         return Some(record);
     }
-    match content_gate(&bytes) {
+    // A name can lie: a file holding a private key or a token is a secret
+    // whatever it is called (N7, `contextgraph_types::secrets`).
+    let admitted = content_gate(&bytes).and_then(|text| {
+        match !walk.include_secrets && contextgraph_types::secrets::secret_in_content(text).is_some() {
+            true => Err(SkipReason::Secret),
+            false => Ok(text),
+        }
+    });
+    match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
             let chunks = chunk_file(&file.rel_path, language, text);

@@ -66,8 +66,10 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// macro blocks are symbols, so an index chunked by version 3 would keep
 /// serving the old, unservable chunks. Version 5: the snapshot is laid out
 /// in checksummed sections read in place (see the module docs), so a
-/// version 4 file would be misread, not merely slower.
-pub const FORMAT_VERSION: u32 = 5;
+/// version 4 file would be misread, not merely slower. Version 6: files
+/// whose text holds a private key or a token are skipped as secrets, so a
+/// version 5 index would keep serving them (their bytes unchanged).
+pub const FORMAT_VERSION: u32 = 6;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
