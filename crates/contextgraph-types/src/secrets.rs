@@ -41,6 +41,9 @@
 //! - **MCP client configs** (they hold server tokens): `.mcp.json`,
 //!   `.cursor/mcp.json`, `claude_desktop_config.json`.
 //!
+//! cgp's own state (session files, the trust and consent stores) is never
+//! evidence either ([`is_cgp_state`], by name and by content).
+//!
 //! A name can lie, so [`secret_in_content`] also looks inside: a file whose
 //! text holds a PEM private-key block or a high-confidence token shape
 //! (listed at [`TOKEN_SHAPES`]) is a secret whatever it is called. Both
@@ -136,7 +139,7 @@ pub fn is_secret_path(rel_path: &str) -> bool {
     let Some(name) = segments.pop() else {
         return false;
     };
-    if segments.iter().any(|d| SECRET_DIRS.contains(d)) {
+    if segments.iter().any(|d| SECRET_DIRS.contains(d)) || is_cgp_state(name, "") {
         return true;
     }
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
@@ -162,6 +165,35 @@ pub fn is_secret_path(rel_path: &str) -> bool {
         || name.ends_with(".tfvars")
         || name.ends_with(".tfvars.json")
         || name.ends_with(".kubeconfig")
+}
+
+/// File names of cgp's own state, never evidence (N9): the session file
+/// the README's example names, the trust and consent stores, the session
+/// key.
+const CGP_STATE_NAMES: &[&str] = &[
+    ".cgp-session.json",
+    "trusted-configs.ndjson",
+    "trusted-configs.lock",
+    "session-key",
+    "consent.ndjson",
+];
+
+/// How cgp's session files begin (`cgp context --session`, both forms).
+const CGP_STATE_PREFIXES: &[&str] = &[
+    "{\"format\":\"cgp-session-file/",
+    "{\"format\":\"cgp-session/",
+];
+
+/// Whether the file at `rel_path` holding `text` is cgp's own state (a
+/// session file under any name, the trust or consent store): never indexed
+/// nor served as evidence, whatever the ignore files say (N9). `text` may
+/// be empty when only the name is known.
+pub fn is_cgp_state(rel_path: &str, text: &str) -> bool {
+    let name = rel_path.rsplit('/').next().unwrap_or(rel_path);
+    CGP_STATE_NAMES.contains(&name)
+        || CGP_STATE_PREFIXES
+            .iter()
+            .any(|p| text.trim_start().starts_with(p))
 }
 
 /// A token shape: a literal prefix, then at least `min` (at most `max`)
@@ -419,5 +451,15 @@ mod tests {
             assert_eq!(secret_in_content(&glued), None, "{} inside a word", shape.prefix);
         }
         assert_eq!(secret_in_content("let ghp_ = 1; // AKIA prefix"), None);
+    }
+
+    /// N9: cgp's session files are never evidence, by name or by content.
+    #[test]
+    fn cgp_state_is_recognised_by_name_and_content() {
+        assert!(is_secret_path(".cgp-session.json"));
+        assert!(is_secret_path("sub/.cgp-session.json"));
+        assert!(is_cgp_state("turns.json", "{\"format\":\"cgp-session-file/1\",\"workspace\":\"/r\"}"));
+        assert!(is_cgp_state("turns.json", "{\"format\":\"cgp-session/1\",\"turn\":1}"));
+        assert!(!is_cgp_state("package.json", "{\"format\":\"other\"}"));
     }
 }
