@@ -44,6 +44,27 @@ pub fn prompt_for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Rendered TOML with every escaped character but `\n` and `\t` written
+/// as a TOML escape (`\u202E`): inside a basic string that is the same
+/// value, in a comment it is shown, not obeyed (N15).
+pub fn toml_escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| c == '\n' || c == '\t' || !display_text::is_escaped(c);
+    if text.chars().all(shown) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if shown(c) {
+            out.push(c);
+        } else if u32::from(c) <= 0xFFFF {
+            out.push_str(&format!("\\u{:04X}", u32::from(c)));
+        } else {
+            out.push_str(&format!("\\U{:08X}", u32::from(c)));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// [`for_terminal`] for a path (shown lossily when it is not UTF-8).
 pub fn path_for_terminal(path: &std::path::Path) -> String {
     for_terminal(&path.to_string_lossy())
@@ -72,5 +93,25 @@ mod tests {
         assert!(!shown.contains('\x1b') && !shown.contains('\r') && !shown.contains('\u{9b}'));
         assert!(shown.contains("\\u{1b}]52;c;"), "{shown}");
         assert_eq!(prompt_for_terminal("plain\n\ttext"), "plain\n\ttext");
+    }
+
+    #[test]
+    fn toml_output_escapes_bidi_controls_as_toml_escapes() {
+        let text = "[providers.x]\ncommand = \"a\u{202E}b\"\n";
+        let shown = toml_escaped(text);
+        assert_eq!(shown, "[providers.x]\ncommand = \"a\\u202Eb\"\n");
+        let env = contextgraph_config::Environment::default();
+        let back = contextgraph_config::Config::from_toml_str(
+            &shown,
+            std::path::Path::new("/r/cgp.toml"),
+            &env,
+        )
+        .unwrap();
+        match &back.provider("x").unwrap().kind {
+            contextgraph_config::ProviderKind::Stdio { command, .. } => {
+                assert_eq!(command, std::path::Path::new("a\u{202E}b"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -276,3 +276,101 @@ fn bounded_work_serve_workspace_refuses_an_oversized_goal() {
     assert_eq!(reply["code"], "bad_request", "{reply}");
     assert!(reply["message"].as_str().unwrap().contains("over the limit of 32768"), "{reply}");
 }
+
+/// Residual: `cgp bridge mcp` honours a `shutdown` that follows a
+/// handshake while the MCP server is still initialising, and says on
+/// stderr why the handshake is slow when the server takes its time.
+#[test]
+fn residual_the_bridge_stops_on_shutdown_during_initialize_and_says_why_it_is_slow() {
+    let s = Sandbox::new(CGP);
+    let silent = s.script("bin/silent-mcp.sh", "#!/bin/sh\nexec sleep 30 2>/dev/null\n");
+    let start = std::time::Instant::now();
+    let mut child = s
+        .command(&["bridge", "mcp", "--", silent.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}}"#
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    writeln!(stdin, r#"{{"type":"shutdown"}}"#).unwrap();
+    stdin.flush().unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "shutdown after a handshake was not honoured during initialize"
+    );
+
+    let out = s
+        .command(&["bridge", "mcp", "--timeout-ms", "3500", "--", silent.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("waiting for the MCP server") && stderr(&out).contains("initialize"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// N14: with an unreadable line in the consent store that may concern the
+/// provider, `cgp consent grant` refuses (a receipt could not take effect)
+/// and says which line to fix, instead of printing a receipt whose advice
+/// loops; nothing is appended.
+#[test]
+fn n14_a_grant_that_could_not_take_effect_is_refused() {
+    let s = Sandbox::new(CGP);
+    let (_, log) = crate::trust_boundary::user_egress_provider(&s);
+    let store = s.path("data/consent.ndjson");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    std::fs::write(&store, "{\"revocation\": \n").unwrap();
+    let out = s.run(&["consent", "grant", "remote"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing was recorded"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), "{\"revocation\": \n");
+    let out = s.run(&["context", "retry backoff", "--no-input"]);
+    assert_eq!(crate::trust_boundary::queries(&log), 0, "{}", stderr(&out));
+}
+
+/// N18: with `CGP_DATA_DIR` a regular file, `consent list` fails as
+/// `consent grant` does, instead of exiting 0 with "no records".
+#[test]
+fn n18_consent_list_fails_when_the_data_dir_is_a_file() {
+    let s = Sandbox::new(CGP);
+    let file = s.write_untrusted("not-a-dir", "x");
+    let out = s
+        .command(&["consent", "list"])
+        .env("CGP_DATA_DIR", &file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("set CGP_DATA_DIR to a directory"), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("no records"), "{}", stdout(&out));
+}
+
+/// N15: `cgp config` shows a workspace cgp.toml's bidi control as a TOML
+/// escape, never raw.
+#[test]
+fn n15_cgp_config_never_prints_a_raw_bidi_control() {
+    let s = Sandbox::new(CGP);
+    s.write_untrusted(
+        "ws/cgp.toml",
+        "[providers.notes]\ntype = \"docs\"\ndir = \"docs\u{202E}txt.md\"\n",
+    );
+    std::fs::create_dir_all(s.ws().join("docs\u{202E}txt.md")).unwrap();
+    let out = s.run(&["config", "--dir", &ws_arg(&s)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains('\u{202E}'), "{}", stdout(&out));
+    assert!(stdout(&out).contains("\\u202E"), "{}", stdout(&out));
+}
