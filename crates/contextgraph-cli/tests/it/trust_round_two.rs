@@ -374,3 +374,27 @@ fn n15_cgp_config_never_prints_a_raw_bidi_control() {
     assert!(!stdout(&out).contains('\u{202E}'), "{}", stdout(&out));
     assert!(stdout(&out).contains("\\u202E"), "{}", stdout(&out));
 }
+
+/// N10: a SIGBUS (a mapped index truncated under cgp) is reported in a
+/// sentence on stderr, not a silent death.
+#[cfg(unix)]
+#[test]
+fn n10_a_bus_error_is_reported_before_cgp_exits() {
+    let s = Sandbox::new(CGP);
+    let mut child = s
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let sent = Command::new("kill")
+        .args(["-BUS", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(70), "{}", stderr(&out));
+    assert!(stderr(&out).contains("truncated in place by another process"), "{}", stderr(&out));
+}
