@@ -9,7 +9,8 @@
 //! async-signal-safe calls) and exits with 70 (EX_SOFTWARE).
 
 /// What the handler says.
-const MESSAGE: &[u8] = b"cgp: the workspace index file was truncated in place by another process while cgp \
+const MESSAGE: &[u8] =
+    b"cgp: the workspace index file was truncated in place by another process while cgp \
 read it (SIGBUS); run the command again: a damaged index is detected and rebuilt from the files\n";
 
 /// Install the SIGBUS handler (Unix).
@@ -26,7 +27,10 @@ pub fn report_bus_errors() {
     }
     // SAFETY: installs a handler that only makes async-signal-safe calls.
     unsafe {
-        libc::signal(libc::SIGBUS, on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(
+            libc::SIGBUS,
+            on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
     }
 }
 

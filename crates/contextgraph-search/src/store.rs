@@ -232,7 +232,9 @@ impl Store {
         self.check_owner()?;
         let write = || -> std::io::Result<()> {
             let (mut f, tmp) = create_temp(&path)?;
-            let written = f.write_all(&head.buf).and_then(|()| f.write_all(&payload.buf));
+            let written = f
+                .write_all(&head.buf)
+                .and_then(|()| f.write_all(&payload.buf));
             drop(f);
             finish_temp(written, &tmp, &path)
         };
@@ -614,7 +616,9 @@ pub fn check_cache_dir(dir: &Path) -> Result<(), StoreError> {
         }
     };
     if meta.file_type().is_symlink() {
-        return Err(refuse("is a symlink, which another user could point anywhere".into()));
+        return Err(refuse(
+            "is a symlink, which another user could point anywhere".into(),
+        ));
     }
     let me = rustix::process::geteuid().as_raw();
     if meta.uid() != me {

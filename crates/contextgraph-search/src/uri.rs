@@ -164,7 +164,15 @@ mod tests {
     #[test]
     fn non_ascii_anchors_never_slice_inside_a_character() {
         let root = Path::new("/repo");
-        for anchor in ["ééé", "文档/说明.md", "fileé", "filé:x", "é#é", "#文", "文#%E6%96%87"] {
+        for anchor in [
+            "ééé",
+            "文档/说明.md",
+            "fileé",
+            "filé:x",
+            "é#é",
+            "#文",
+            "文#%E6%96%87",
+        ] {
             let _ = parse_anchor(root, anchor);
         }
         assert_eq!(parse_anchor(root, "ééé").unwrap().rel_path, "ééé");

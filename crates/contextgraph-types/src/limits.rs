@@ -146,7 +146,9 @@ mod tests {
     #[test]
     fn each_limit_is_answered_with_a_sentence_naming_it() {
         let over_bytes = query(&"x".repeat(MAX_GOAL_BYTES + 1));
-        assert!(check_query(&over_bytes).unwrap_err().contains("goal is 32769 bytes"));
+        assert!(check_query(&over_bytes)
+            .unwrap_err()
+            .contains("goal is 32769 bytes"));
         let mut text = query("fine");
         text.query_text = Some("y".repeat(MAX_GOAL_BYTES + 1));
         assert!(check_query(&text).unwrap_err().starts_with("query_text is"));
@@ -167,11 +169,15 @@ mod tests {
         assert!(check_query(&q).unwrap_err().starts_with("kinds has"));
         let mut q = query("a");
         q.max_frames = MAX_FRAMES + 1;
-        assert!(check_query(&q).unwrap_err().starts_with("max_frames is 1001"));
+        assert!(check_query(&q)
+            .unwrap_err()
+            .starts_with("max_frames is 1001"));
         let many = VerifyRequest {
             frames: vec![FrameId::new("p", "x", None); MAX_VERIFY_FRAMES + 1],
         };
-        assert!(check_verify(&many).unwrap_err().contains("split it into batches"));
+        assert!(check_verify(&many)
+            .unwrap_err()
+            .contains("split it into batches"));
         let ok = VerifyRequest {
             frames: vec![FrameId::new("p", "x", None); MAX_VERIFY_FRAMES],
         };

@@ -129,7 +129,9 @@ const SECRET_PREFIXES: &[&str] = &[
 const SECRET_DATA_STEMS: &[&str] = &["token", "tokens", "api_key", "api-key", "apikey", "secret"];
 
 /// The extensions [`SECRET_DATA_STEMS`] are secret with.
-const DATA_EXTENSIONS: &[&str] = &["", "txt", "json", "yaml", "yml", "toml", "ini", "cfg", "conf"];
+const DATA_EXTENSIONS: &[&str] = &[
+    "", "txt", "json", "yaml", "yml", "toml", "ini", "cfg", "conf",
+];
 
 /// Whether `rel_path` (`/`-separated, relative to the served root) is on
 /// the deny-list.
@@ -237,24 +239,114 @@ impl Charset {
 /// Stripe, Google, OpenAI, Anthropic, npm, PyPI). A shape that random
 /// code matches by accident is not on this list.
 pub const TOKEN_SHAPES: &[TokenShape] = &[
-    TokenShape { name: "GitHub token", prefix: "ghp_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "GitHub token", prefix: "gho_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "GitHub token", prefix: "ghu_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "GitHub token", prefix: "ghs_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "GitHub token", prefix: "ghr_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "GitHub token", prefix: "github_pat_", min: 60, charset: Charset::UrlSafe },
-    TokenShape { name: "GitLab token", prefix: "glpat-", min: 20, charset: Charset::UrlSafe },
-    TokenShape { name: "AWS access key id", prefix: "AKIA", min: 16, charset: Charset::UpperAlnum },
-    TokenShape { name: "AWS access key id", prefix: "ASIA", min: 16, charset: Charset::UpperAlnum },
-    TokenShape { name: "Slack token", prefix: "xoxb-", min: 24, charset: Charset::UrlSafe },
-    TokenShape { name: "Slack token", prefix: "xoxp-", min: 24, charset: Charset::UrlSafe },
-    TokenShape { name: "Stripe key", prefix: "sk_live_", min: 24, charset: Charset::Alnum },
-    TokenShape { name: "Stripe key", prefix: "rk_live_", min: 24, charset: Charset::Alnum },
-    TokenShape { name: "Google API key", prefix: "AIza", min: 35, charset: Charset::UrlSafe },
-    TokenShape { name: "OpenAI key", prefix: "sk-proj-", min: 40, charset: Charset::UrlSafe },
-    TokenShape { name: "Anthropic key", prefix: "sk-ant-api", min: 80, charset: Charset::UrlSafe },
-    TokenShape { name: "npm token", prefix: "npm_", min: 36, charset: Charset::Alnum },
-    TokenShape { name: "PyPI token", prefix: "pypi-AgEIcHlwaS5vcmc", min: 50, charset: Charset::UrlSafe },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "ghp_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "gho_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "ghu_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "ghs_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "ghr_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "GitHub token",
+        prefix: "github_pat_",
+        min: 60,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "GitLab token",
+        prefix: "glpat-",
+        min: 20,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "AWS access key id",
+        prefix: "AKIA",
+        min: 16,
+        charset: Charset::UpperAlnum,
+    },
+    TokenShape {
+        name: "AWS access key id",
+        prefix: "ASIA",
+        min: 16,
+        charset: Charset::UpperAlnum,
+    },
+    TokenShape {
+        name: "Slack token",
+        prefix: "xoxb-",
+        min: 24,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "Slack token",
+        prefix: "xoxp-",
+        min: 24,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "Stripe key",
+        prefix: "sk_live_",
+        min: 24,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "Stripe key",
+        prefix: "rk_live_",
+        min: 24,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "Google API key",
+        prefix: "AIza",
+        min: 35,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "OpenAI key",
+        prefix: "sk-proj-",
+        min: 40,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "Anthropic key",
+        prefix: "sk-ant-api",
+        min: 80,
+        charset: Charset::UrlSafe,
+    },
+    TokenShape {
+        name: "npm token",
+        prefix: "npm_",
+        min: 36,
+        charset: Charset::Alnum,
+    },
+    TokenShape {
+        name: "PyPI token",
+        prefix: "pypi-AgEIcHlwaS5vcmc",
+        min: 50,
+        charset: Charset::UrlSafe,
+    },
 ];
 
 /// What secret `text` holds, if any: a PEM private-key block (a
@@ -432,7 +524,10 @@ mod tests {
         }
         // A public key, or code naming the header, is not.
         assert_eq!(secret_in_content(&pem("PUBLIC KEY")), None);
-        let code = format!("if line.starts_with(\"{}BEGIN PRIVATE KEY\") {{\n", "-".repeat(5));
+        let code = format!(
+            "if line.starts_with(\"{}BEGIN PRIVATE KEY\") {{\n",
+            "-".repeat(5)
+        );
         assert_eq!(secret_in_content(&code), None);
     }
 
@@ -444,11 +539,26 @@ mod tests {
                 _ => "aZ9".repeat(shape.min),
             };
             let text = format!("key = \"{}{}\"\n", shape.prefix, &body[..shape.min]);
-            assert_eq!(secret_in_content(&text), Some(shape.name), "{}", shape.prefix);
+            assert_eq!(
+                secret_in_content(&text),
+                Some(shape.name),
+                "{}",
+                shape.prefix
+            );
             let short = format!("key = {}{}\n", shape.prefix, &body[..shape.min - 1]);
-            assert_eq!(secret_in_content(&short), None, "{} too short", shape.prefix);
+            assert_eq!(
+                secret_in_content(&short),
+                None,
+                "{} too short",
+                shape.prefix
+            );
             let glued = format!("x{}{}\n", shape.prefix, &body[..shape.min]);
-            assert_eq!(secret_in_content(&glued), None, "{} inside a word", shape.prefix);
+            assert_eq!(
+                secret_in_content(&glued),
+                None,
+                "{} inside a word",
+                shape.prefix
+            );
         }
         assert_eq!(secret_in_content("let ghp_ = 1; // AKIA prefix"), None);
     }
@@ -458,8 +568,14 @@ mod tests {
     fn cgp_state_is_recognised_by_name_and_content() {
         assert!(is_secret_path(".cgp-session.json"));
         assert!(is_secret_path("sub/.cgp-session.json"));
-        assert!(is_cgp_state("turns.json", "{\"format\":\"cgp-session-file/1\",\"workspace\":\"/r\"}"));
-        assert!(is_cgp_state("turns.json", "{\"format\":\"cgp-session/1\",\"turn\":1}"));
+        assert!(is_cgp_state(
+            "turns.json",
+            "{\"format\":\"cgp-session-file/1\",\"workspace\":\"/r\"}"
+        ));
+        assert!(is_cgp_state(
+            "turns.json",
+            "{\"format\":\"cgp-session/1\",\"turn\":1}"
+        ));
         assert!(!is_cgp_state("package.json", "{\"format\":\"other\"}"));
     }
 }

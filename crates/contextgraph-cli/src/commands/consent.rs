@@ -229,10 +229,7 @@ fn list(args: ListArgs) -> Result<(), CommandError> {
             ledger_entries(&ledger, Timestamp::now())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(dir) = path
-                .parent()
-                .filter(|d| d.exists() && !d.is_dir())
-            {
+            if let Some(dir) = path.parent().filter(|d| d.exists() && !d.is_dir()) {
                 return Err(format!(
                     "the consent store's directory {} is not a directory; set CGP_DATA_DIR to a directory",
                     crate::terminal::path_for_terminal(dir)

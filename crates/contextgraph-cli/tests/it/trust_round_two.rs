@@ -63,7 +63,11 @@ fn n1_non_ascii_anchors_never_panic() {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    assert_eq!(replies.get(1).map(|r| r["type"].clone()), Some("frames".into()), "{replies:?}");
+    assert_eq!(
+        replies.get(1).map(|r| r["type"].clone()),
+        Some("frames".into()),
+        "{replies:?}"
+    );
 }
 
 /// N4: the fence token is not the same in every prompt: two runs on the
@@ -82,8 +86,7 @@ fn n4_the_fence_token_differs_between_runs_unless_the_seed_is_fixed() {
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out)
     };
-    let tokens: std::collections::HashSet<String> =
-        (0..4).map(|_| token_of(&run(None))).collect();
+    let tokens: std::collections::HashSet<String> = (0..4).map(|_| token_of(&run(None))).collect();
     assert!(tokens.len() > 1, "the same token in four runs: {tokens:?}");
     let fixed = run(Some("0"));
     assert_eq!(fixed, run(Some("0")), "a fixed seed reproduces the bytes");
@@ -142,7 +145,11 @@ fn n8_a_forged_or_moved_session_file_is_refused() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("authentication code does not match"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("authentication code does not match"),
+        "{}",
+        stderr(&out)
+    );
     // A hand-written session (the old, unauthenticated form) is refused too.
     std::fs::write(
         &session,
@@ -151,7 +158,10 @@ fn n8_a_forged_or_moved_session_file_is_refused() {
     .unwrap();
     let (t, err) = session_turn(&s, &session, "retry backoff");
     assert_eq!(t["session"]["turn"], 1, "{t}");
-    assert!(err.contains("cgp reads only session files it wrote"), "{err}");
+    assert!(
+        err.contains("cgp reads only session files it wrote"),
+        "{err}"
+    );
 }
 
 /// N9: the README's session file in the workspace is never indexed or
@@ -176,7 +186,10 @@ fn n9_session_files_in_the_workspace_are_never_evidence() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let prompt = v["prompt"].as_str().unwrap_or("");
-    assert!(!prompt.contains("cgp-session"), "a session file was served:\n{prompt}");
+    assert!(
+        !prompt.contains("cgp-session"),
+        "a session file was served:\n{prompt}"
+    );
     assert!(!prompt.contains(".cgp-session.json"), "{prompt}");
 }
 
@@ -193,7 +206,10 @@ fn n11_escape_sequences_reach_a_terminal_escaped_and_a_pipe_verbatim() {
     let ws = ws_arg(&s);
     let piped = s.run(&["context", "retry_backoff_evil", "--dir", &ws]);
     assert!(piped.status.success(), "{}", stderr(&piped));
-    assert!(stdout(&piped).contains("\u{1b}]52;c;ZXZpbA=="), "piped output is byte-exact");
+    assert!(
+        stdout(&piped).contains("\u{1b}]52;c;ZXZpbA=="),
+        "piped output is byte-exact"
+    );
     let pty = crate::consent_prompt::open_pty();
     let mut child = s
         .command(&["context", "retry_backoff_evil", "--dir", &ws])
@@ -219,7 +235,10 @@ fn n11_escape_sequences_reach_a_terminal_escaped_and_a_pipe_verbatim() {
     assert!(status.success());
     let seen = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     assert!(seen.contains("retry_backoff_evil"), "{seen}");
-    assert!(!seen.contains('\u{1b}'), "a raw ESC reached the terminal: {seen:?}");
+    assert!(
+        !seen.contains('\u{1b}'),
+        "a raw ESC reached the terminal: {seen:?}"
+    );
     assert!(seen.contains("\\u{1b}]52;c;"), "{seen}");
 }
 
@@ -240,8 +259,16 @@ fn n17_trust_names_a_cgp_toml_another_user_owns() {
     }
     let out = s.run(&["trust", "--dir", &ws_arg(&s)]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("no cgp.toml found"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("another user (uid 65534)"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("no cgp.toml found"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("another user (uid 65534)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Bounded work per request: `cgp serve workspace` answers a query over a
@@ -271,10 +298,19 @@ fn bounded_work_serve_workspace_refuses_an_oversized_goal() {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    let reply = replies.iter().find(|r| r["id"] == "big").expect("an answer");
+    let reply = replies
+        .iter()
+        .find(|r| r["id"] == "big")
+        .expect("an answer");
     assert_eq!(reply["type"], "error", "{reply}");
     assert_eq!(reply["code"], "bad_request", "{reply}");
-    assert!(reply["message"].as_str().unwrap().contains("over the limit of 32768"), "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit of 32768"),
+        "{reply}"
+    );
 }
 
 /// Residual: `cgp bridge mcp` honours a `shutdown` that follows a
@@ -283,7 +319,10 @@ fn bounded_work_serve_workspace_refuses_an_oversized_goal() {
 #[test]
 fn residual_the_bridge_stops_on_shutdown_during_initialize_and_says_why_it_is_slow() {
     let s = Sandbox::new(CGP);
-    let silent = s.script("bin/silent-mcp.sh", "#!/bin/sh\nexec sleep 30 2>/dev/null\n");
+    let silent = s.script(
+        "bin/silent-mcp.sh",
+        "#!/bin/sh\nexec sleep 30 2>/dev/null\n",
+    );
     let start = std::time::Instant::now();
     let mut child = s
         .command(&["bridge", "mcp", "--", silent.to_str().unwrap()])
@@ -311,7 +350,14 @@ fn residual_the_bridge_stops_on_shutdown_during_initialize_and_says_why_it_is_sl
     );
 
     let out = s
-        .command(&["bridge", "mcp", "--timeout-ms", "3500", "--", silent.to_str().unwrap()])
+        .command(&[
+            "bridge",
+            "mcp",
+            "--timeout-ms",
+            "3500",
+            "--",
+            silent.to_str().unwrap(),
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -337,8 +383,15 @@ fn n14_a_grant_that_could_not_take_effect_is_refused() {
     let out = s.run(&["consent", "grant", "remote"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("nothing was recorded"), "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(&store).unwrap(), "{\"revocation\": \n");
+    assert!(
+        stderr(&out).contains("nothing was recorded"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&store).unwrap(),
+        "{\"revocation\": \n"
+    );
     let out = s.run(&["context", "retry backoff", "--no-input"]);
     assert_eq!(crate::trust_boundary::queries(&log), 0, "{}", stderr(&out));
 }
@@ -355,7 +408,11 @@ fn n18_consent_list_fails_when_the_data_dir_is_a_file() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stderr(&out).contains("set CGP_DATA_DIR to a directory"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("set CGP_DATA_DIR to a directory"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!stdout(&out).contains("no records"), "{}", stdout(&out));
 }
 
@@ -396,5 +453,9 @@ fn n10_a_bus_error_is_reported_before_cgp_exits() {
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(70), "{}", stderr(&out));
-    assert!(stderr(&out).contains("truncated in place by another process"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("truncated in place by another process"),
+        "{}",
+        stderr(&out)
+    );
 }

