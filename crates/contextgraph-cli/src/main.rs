@@ -11,6 +11,7 @@
 //!
 //! Exit codes: 0 success, 1 failure (the error is on stderr), 2 usage error.
 
+mod bus_error;
 mod cli;
 mod commands;
 mod output;
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         let code = contextgraph_conformance_host::serve_adversary(std::env::args_os().skip(1));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    bus_error::report_bus_errors();
     let color = output::ColorMode::detect();
     let cli = match cli::parse(color) {
         Ok(cli) => cli,

@@ -187,7 +187,7 @@ impl Config {
         if let Some(path) = &ws {
             let text = read_file(path)?;
             let mut parsed = parse_file(&text, path, env)?;
-            let state = crate::restrict::trust_state(path, text.as_bytes(), env);
+            let state = crate::restrict::trust_state(path, text.as_bytes(), &parsed, env);
             crate::restrict::restrict(&mut parsed, path, &state, &mut config.warnings);
             config.apply(parsed, path);
             config.files.push(path.clone());

@@ -16,14 +16,25 @@ use std::path::{Component, Path};
 use crate::env::Environment;
 use crate::model::{Origin, ProviderKind};
 use crate::parse::FileConfig;
-use crate::trust::{trust_command, TrustState, TrustStore};
+use crate::trust::{
+    fingerprint, pinned_programs, trust_command, trust_location, TrustState, TrustStore,
+};
 use crate::warning::ConfigWarning;
 
-/// The trust state of the workspace file at `path` holding `bytes`.
-pub(crate) fn trust_state(path: &Path, bytes: &[u8], env: &Environment) -> TrustState {
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+/// The trust state of the workspace file at `path` holding `bytes`,
+/// parsed as `file`: looked up by its location (not a symlink's target,
+/// N2) and its fingerprint, which pins the repository-local programs it
+/// names (N12).
+pub(crate) fn trust_state(
+    path: &Path,
+    bytes: &[u8],
+    file: &FileConfig,
+    env: &Environment,
+) -> TrustState {
+    let location = trust_location(path);
+    let programs = pinned_programs(&location, &file.providers);
     match TrustStore::for_env(env) {
-        Ok(store) => store.state_of(&canonical, bytes),
+        Ok(store) => store.state_of(&location, &fingerprint(bytes, &programs)),
         Err(_) => TrustState::Untrusted,
     }
 }
@@ -58,16 +69,16 @@ pub(crate) fn restrict(
             line: Some(line),
             message: format!(
                 "strict_audit = false is ignored until you trust this file (it may turn the strict audit on, not off); run: {}",
-                trust_command(&std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+                trust_command(&trust_location(path))
             ),
         });
     }
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let canonical = trust_location(path);
     let why = match state {
         TrustState::Trusted => return,
         TrustState::Untrusted => "this workspace cgp.toml is not trusted".to_owned(),
         TrustState::Changed { trusted_at } => {
-            format!("this workspace cgp.toml changed since you trusted it ({trusted_at})")
+            format!("this workspace cgp.toml, or a program in the repository it runs, changed since you trusted it ({trusted_at})")
         }
         TrustState::StoreUnreadable { reason } => {
             format!("nothing is trusted while the trust store cannot be read ({reason})")

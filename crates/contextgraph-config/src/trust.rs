@@ -10,13 +10,36 @@
 //! `--config`) or from a workspace file you trusted with `cgp trust`.
 //!
 //! Trust is recorded here, in the user's data directory (never in the
-//! workspace): the file's canonical path and the SHA-256 of its bytes. A
+//! workspace): the file's *location* and a fingerprint of what it runs. A
 //! changed file is a different file and needs trusting again. The store is
 //! small JSON lines, rewritten whole through a temp file and a rename so a
 //! crash never leaves half a record; an unreadable store trusts nothing.
+//! Every read-modify-write (trust, revoke) holds an exclusive lock on a
+//! sibling lock file, so concurrent `cgp trust` and `cgp trust --revoke`
+//! never lose a record nor report a success that a racing writer undid
+//! (N13).
+//!
+//! **Location, not target (N2).** A workspace file's relative `command`,
+//! `cwd` and `dir` resolve from the directory it is *reached in*, so trust
+//! is keyed by that directory (canonicalized) plus the file name, not by
+//! where a symlinked `cgp.toml` points: `evil/cgp.toml -> ../good/cgp.toml`
+//! is a different location from `good/cgp.toml`, and trusting the latter
+//! does not make `evil/`'s `./scripts/provider.sh` run. A `cgp.toml` that
+//! is not a symlink has the same location as its canonical path.
+//!
+//! **Programs in the repository are pinned (N12).** The fingerprint is the
+//! SHA-256 of the file's bytes when it names no repository-local program;
+//! otherwise it also covers, by path and SHA-256, every stdio provider's
+//! `command` given as a path and every argument naming an existing file,
+//! when that file lies under the `cgp.toml`'s directory
+//! ([`pinned_programs`]). A changed `./tool.sh` needs `cgp trust` again.
+//! Not covered: programs found on `PATH` or outside the repository, and
+//! what a pinned program itself reads or imports.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
+use crate::model::{ProviderConfig, ProviderKind};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -32,13 +55,17 @@ pub const TRUST_FILE_NAME: &str = "trusted-configs.ndjson";
 /// Largest trust store read: far more entries than anyone trusts.
 const MAX_STORE_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The trust store's lock file name in the data directory.
+pub const TRUST_LOCK_NAME: &str = "trusted-configs.lock";
+
 /// One trusted file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrustEntry {
-    /// The file's canonical path.
+    /// The file's location ([`trust_location`]).
     pub path: PathBuf,
-    /// Lower-case hex SHA-256 of the file's bytes when it was trusted.
+    /// Its fingerprint when it was trusted ([`fingerprint`]): lower-case
+    /// hex SHA-256.
     pub sha256: String,
     /// When (RFC 3339, UTC).
     pub trusted_at: String,
@@ -170,8 +197,10 @@ impl TrustStore {
         Ok(out)
     }
 
-    /// Whether the file at canonical `path` with these `bytes` is trusted.
-    pub fn state_of(&self, path: &Path, bytes: &[u8]) -> TrustState {
+    /// Whether the file at `location` ([`trust_location`]) with this
+    /// `fingerprint` ([`fingerprint`]) is trusted.
+    pub fn state_of(&self, location: &Path, fingerprint: &str) -> TrustState {
+        let path = location;
         let entries = match self.entries() {
             Ok(e) => e,
             Err(e) => {
@@ -180,9 +209,8 @@ impl TrustStore {
                 }
             }
         };
-        let digest = sha256_hex(bytes);
         let mine: Vec<&TrustEntry> = entries.iter().filter(|e| e.path == path).collect();
-        if mine.iter().any(|e| e.sha256 == digest) {
+        if mine.iter().any(|e| e.sha256 == fingerprint) {
             TrustState::Trusted
         } else if let Some(e) = mine.last() {
             TrustState::Changed {
@@ -193,14 +221,16 @@ impl TrustStore {
         }
     }
 
-    /// Trust the file at canonical `path` with these `bytes`, replacing
-    /// any earlier trust of that path.
-    pub fn trust(&self, path: &Path, bytes: &[u8]) -> Result<TrustEntry, TrustError> {
+    /// Trust the file at `location` with this `fingerprint`, replacing
+    /// any earlier trust of that location.
+    pub fn trust(&self, location: &Path, fingerprint: &str) -> Result<TrustEntry, TrustError> {
+        let path = location;
+        let _lock = self.lock()?;
         let mut entries = self.entries()?;
         entries.retain(|e| e.path != path);
         let entry = TrustEntry {
             path: path.to_path_buf(),
-            sha256: sha256_hex(bytes),
+            sha256: fingerprint.to_owned(),
             trusted_at: contextgraph_types::Timestamp::now().to_wire(),
         };
         entries.push(entry.clone());
@@ -210,6 +240,7 @@ impl TrustStore {
 
     /// Forget `path`. Returns whether it was trusted.
     pub fn revoke(&self, path: &Path) -> Result<bool, TrustError> {
+        let _lock = self.lock()?;
         let mut entries = self.entries()?;
         let before = entries.len();
         entries.retain(|e| e.path != path);
@@ -218,6 +249,27 @@ impl TrustStore {
         }
         self.write(&entries)?;
         Ok(true)
+    }
+
+    /// Hold the store's lock file exclusively until the guard drops: the
+    /// read-modify-write of [`trust`](Self::trust) and
+    /// [`revoke`](Self::revoke) is one step for every other `cgp` (N13).
+    fn lock(&self) -> Result<std::fs::File, TrustError> {
+        let lock_path = self.path.with_file_name(TRUST_LOCK_NAME);
+        let io = |source| TrustError::Io {
+            path: lock_path.clone(),
+            source,
+        };
+        if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir).map_err(io)?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&lock_path).map_err(io)?;
+        file.lock().map_err(io)?;
+        Ok(file)
     }
 
     /// Replace the store with `entries`: a new file only the user can
@@ -270,6 +322,77 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
+/// Where trust of the workspace file `path` is recorded: its directory,
+/// canonicalized, plus its own file name (not following a symlinked
+/// `cgp.toml`, whose relative paths resolve from the link's directory, N2).
+pub fn trust_location(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or(path.as_os_str());
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match std::fs::canonicalize(dir) {
+        Ok(dir) => dir.join(name),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// The repository-local programs the providers of the file at `location`
+/// name (N12): each stdio `command` given as a path, and each argument
+/// naming an existing file (relative to the provider's `cwd`, else the
+/// file's directory), when it lies under the file's directory. Sorted,
+/// canonical, each once.
+pub fn pinned_programs(location: &Path, providers: &[ProviderConfig]) -> Vec<PathBuf> {
+    let base = location.parent().unwrap_or(Path::new("."));
+    let Ok(base) = std::fs::canonicalize(base) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for p in providers {
+        let ProviderKind::Stdio {
+            command, args, cwd, ..
+        } = &p.kind
+        else {
+            continue;
+        };
+        let run_dir = cwd.clone().unwrap_or_else(|| base.clone());
+        let mut candidates = Vec::new();
+        if command.components().count() > 1 || command.is_absolute() {
+            candidates.push(base.join(command));
+        }
+        candidates.extend(args.iter().map(|a| run_dir.join(a)));
+        for c in candidates {
+            if let Ok(real) = std::fs::canonicalize(&c) {
+                if real.is_file() && real.starts_with(&base) && !out.contains(&real) {
+                    out.push(real);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The fingerprint trust records for a file with these `bytes` naming
+/// these `programs` ([`pinned_programs`]): the SHA-256 of the bytes alone
+/// when it names none, else a SHA-256 over the bytes' digest and each
+/// program's path and digest. An unreadable program counts as changed.
+pub fn fingerprint(bytes: &[u8], programs: &[PathBuf]) -> String {
+    let config = sha256_hex(bytes);
+    if programs.is_empty() {
+        return config;
+    }
+    let mut text = format!("cgp-trust-v2\0{config}\0");
+    for p in programs {
+        let digest = match std::fs::read(p) {
+            Ok(b) => sha256_hex(&b),
+            Err(e) => format!("unreadable:{}", e.kind()),
+        };
+        text.push_str(&format!("{}\0{digest}\0", p.display()));
+    }
+    sha256_hex(text.as_bytes())
+}
+
 /// The uid of the user other than this one (or root) who owns `file` or
 /// its directory; discovery never reads such a file, so trusting it
 /// would be pointless.
@@ -310,20 +433,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = TrustStore::at(dir.path().join("d/trust.ndjson"));
         let file = Path::new("/repo/cgp.toml");
-        assert_eq!(store.state_of(file, b"a"), TrustState::Untrusted);
-        store.trust(file, b"a").unwrap();
-        assert_eq!(store.state_of(file, b"a"), TrustState::Trusted);
+        assert_eq!(store.state_of(file, "a"), TrustState::Untrusted);
+        store.trust(file, "a").unwrap();
+        assert_eq!(store.state_of(file, "a"), TrustState::Trusted);
         assert!(matches!(
-            store.state_of(file, b"b"),
+            store.state_of(file, "b"),
             TrustState::Changed { .. }
         ));
         assert_eq!(
-            store.state_of(Path::new("/other/cgp.toml"), b"a"),
+            store.state_of(Path::new("/other/cgp.toml"), "a"),
             TrustState::Untrusted
         );
         assert!(store.revoke(file).unwrap());
         assert!(!store.revoke(file).unwrap());
-        assert_eq!(store.state_of(file, b"a"), TrustState::Untrusted);
+        assert_eq!(store.state_of(file, "a"), TrustState::Untrusted);
     }
 
     #[test]
@@ -331,15 +454,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trust.ndjson");
         let store = TrustStore::at(&path);
-        store.trust(Path::new("/repo/cgp.toml"), b"a").unwrap();
+        store.trust(Path::new("/repo/cgp.toml"), "a").unwrap();
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{not json\n");
         std::fs::write(&path, text).unwrap();
         assert!(matches!(
-            store.state_of(Path::new("/repo/cgp.toml"), b"a"),
+            store.state_of(Path::new("/repo/cgp.toml"), "a"),
             TrustState::StoreUnreadable { .. }
         ));
-        let err = store.trust(Path::new("/x"), b"a").unwrap_err();
+        let err = store.trust(Path::new("/x"), "a").unwrap_err();
         assert!(err.to_string().contains(":2:"), "{err}");
     }
 

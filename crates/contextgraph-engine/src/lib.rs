@@ -352,6 +352,20 @@ impl Engine {
             .clone()
             .ok_or(contextgraph_host::consent::ConsentStoreError::NoDataDir)?;
         let store = ConsentStore::open(path)?;
+        // N14: a grant cannot take effect while a line that may concern
+        // this provider (a revocation, say) cannot be read; refuse rather
+        // than print a receipt the next check ignores.
+        if let Some(line) = store.load()?.unreadable_line_for(&descriptor.id) {
+            return Err(EngineError::Consent {
+                name: name.to_owned(),
+                message: format!(
+                    "line {line} of the consent store {} cannot be read and may concern this provider \
+                     (a revocation, say), so no grant can take effect until it is fixed or deleted; \
+                     nothing was recorded",
+                    store.path().display()
+                ),
+            });
+        }
         for r in &records {
             store.append(r)?;
         }

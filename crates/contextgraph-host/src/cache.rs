@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use contextgraph_types::limits::MAX_VERIFY_FRAMES;
 use contextgraph_types::{ContextFrame, FrameId, Timestamp, Verdict, VerifyRequest};
 use serde::Serialize;
 use tokio::task::JoinSet;
@@ -179,7 +180,18 @@ impl Host {
         let (ledger, _) = self.ledger();
         let ledger = Arc::new(ledger);
         let mut set = JoinSet::new();
-        for (provider, ids) in by_provider {
+        // One verify request per batch of at most MAX_VERIFY_FRAMES: a
+        // provider answers a longer one with `bad_request` (bounded work).
+        let batches = by_provider.into_iter().flat_map(|(provider, mut ids)| {
+            let mut out = Vec::new();
+            while ids.len() > MAX_VERIFY_FRAMES {
+                let rest = ids.split_off(MAX_VERIFY_FRAMES);
+                out.push((provider.clone(), std::mem::replace(&mut ids, rest)));
+            }
+            out.push((provider, ids));
+            out
+        });
+        for (provider, ids) in batches {
             let Some(client) = self.client(&provider) else {
                 report.evicted.extend(
                     ids.into_iter()

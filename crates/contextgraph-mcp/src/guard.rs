@@ -81,6 +81,20 @@ pub fn check_line(line: &[u8]) -> Result<bool, Refusal> {
         .get("id")
         .filter(|v| v.is_string() || v.is_number())
         .cloned();
+    // rmcp decodes a `tools/call` whose params do not fit as a custom
+    // request, which the server then answers "method not found": the
+    // shape is checked here so the client hears what is wrong (-32602).
+    if object.get("method").and_then(Value::as_str) == Some("tools/call")
+        && object.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+    {
+        if let Some(problem) = tools_call_problem(object.get("params")) {
+            return Err(Refusal {
+                code: INVALID_PARAMS,
+                id,
+                message: format!("invalid params for \"tools/call\": {problem}"),
+            });
+        }
+    }
     if serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()).is_ok() {
         return Ok(true);
     }
@@ -112,6 +126,28 @@ pub fn check_line(line: &[u8]) -> Result<bool, Refusal> {
             "invalid params for {method:?}: they do not have the shape the method takes (see the MCP specification; tools/call takes {{\"name\": string, \"arguments\": object}})"
         ),
     })
+}
+
+/// What is wrong with a `tools/call`'s `params`, if anything: they must be
+/// an object with a string `name` and, if present, an object `arguments`.
+fn tools_call_problem(params: Option<&Value>) -> Option<String> {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return Some(
+            "params must be an object {\"name\": string, \"arguments\": object}".to_owned(),
+        );
+    };
+    match params.get("name") {
+        Some(Value::String(_)) => {}
+        None => return Some("\"name\" is missing; give the tool's name as a string".to_owned()),
+        Some(_) => return Some("\"name\" must be a string (the tool's name)".to_owned()),
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => None,
+        Some(_) => Some(
+            "\"arguments\" must be an object of the tool's named arguments, e.g. {\"goal\": \"…\"}"
+                .to_owned(),
+        ),
+    }
 }
 
 /// The `id` of a request too long to parse, from its first kilobytes
@@ -312,5 +348,26 @@ mod tests {
             Some(json!(42))
         );
         assert_eq!(id_from_prefix(br#"{"id":"x1","#), Some(json!("x1")));
+    }
+
+    /// Residual of issue 26: a `tools/call` whose `arguments` is not an
+    /// object, or whose `name` is missing or not a string, is -32602 with a
+    /// sentence, never "method not found".
+    #[test]
+    fn a_tools_call_of_the_wrong_shape_is_invalid_params_with_a_sentence() {
+        for (line, says) in [
+            (&br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_context","arguments":[1]}}"#[..], "\"arguments\" must be an object"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_context","arguments":"goal"}}"#, "\"arguments\" must be an object"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#, "\"name\" is missing"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"arguments":{}}}"#, "\"name\" must be a string"),
+        ] {
+            let r = check_line(line).unwrap_err();
+            assert_eq!((r.code, r.id), (INVALID_PARAMS, Some(json!(1))));
+            assert!(r.message.contains(says), "{}", r.message);
+        }
+        assert_eq!(
+            check_line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_context","arguments":{"goal":"x"}}}"#),
+            Ok(true)
+        );
     }
 }

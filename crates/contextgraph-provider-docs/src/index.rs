@@ -90,6 +90,13 @@ pub(crate) fn read_document(
         }
         let after = FileStamp::of(&reader.into_inner().metadata().map_err(|_| LoadError::Io)?);
         let text = String::from_utf8(bytes).map_err(|_| LoadError::NotServed)?;
+        // What a file holds decides too: a private key under `notes.md` is
+        // never served (N7, `contextgraph_types::secrets`).
+        if contextgraph_types::secrets::secret_in_content(&text).is_some()
+            || contextgraph_types::secrets::is_cgp_state("", &text)
+        {
+            return Err(LoadError::NotServed);
+        }
         if before == after && after.len == text.len() as u64 {
             return Ok((text, after));
         }

@@ -230,6 +230,12 @@ impl Provider for DocsProvider {
     }
 
     fn query(&self, query: &ContextQuery) -> Result<ContextQueryResult, ProviderError> {
+        // Bounded work per request, also in-process (`contextgraph_types::limits`).
+        if let Err(limit) = contextgraph_types::limits::check_query(query) {
+            return Err(ProviderError::bad_request(format!(
+                "{PROVIDER_NAME}: query over a limit: {limit}"
+            )));
+        }
         if let Some(v) = query.validate().into_iter().next() {
             return Err(ProviderError::bad_request(format!(
                 "{PROVIDER_NAME}: {} at {}: {}; fix the query and send it again",

@@ -7,7 +7,10 @@
 //! - hidden names (leading `.`) are skipped, and so are directories named
 //!   `target` or `node_modules` (build output and vendored packages);
 //! - directory symlinks are never followed (no loops, no escapes); a file
-//!   symlink is served only when its target resolves inside the root;
+//!   symlink is served only when its target resolves inside the root *and*
+//!   the target's own path passes every rule here (a link named
+//!   `notes.md` to `.env`, `.ssh/id_ed25519` or a gitignored file is what
+//!   it points to, and is not served);
 //! - non-UTF-8 names are skipped: a frame id and a `file://` URI must be text;
 //! - paths on the shared secrets deny-list (`contextgraph_types::secrets`)
 //!   and paths `.gitignore` or `.cgpignore` exclude (the workspace walk's
@@ -168,13 +171,37 @@ pub(crate) fn walk(root: &Path, config: &DocsConfig, report: &mut ScanReport) ->
 }
 
 /// The metadata of a file symlink's target when it resolves to a regular file
-/// inside `root`; `None` otherwise (never followed out of the root).
+/// inside `root` that the walk would serve under its own name; `None`
+/// otherwise. Never followed out of the root, and the secrets and ignore
+/// rules apply to what the file *is*, not the name it is reached by (N3):
+/// `env-notes.md -> .env`, `key.md -> .ssh/id_ed25519` and a link to a
+/// gitignored file are not served.
 fn symlink_target_inside(root: &Path, link: &Path) -> Option<fs::Metadata> {
     let target = fs::canonicalize(link).ok()?;
-    if !target.starts_with(root) {
+    let rel = target.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+    if !servable_by_name(root, &rel, usize::MAX) {
         return None;
     }
     fs::metadata(&target).ok().filter(fs::Metadata::is_file)
+}
+
+/// Whether the relative path `rel` passes the rules a served document's
+/// name must: plain components, not a dot-file, a document extension, no
+/// skipped or too-deep directory, not on the secrets deny-list, not
+/// ignored by `.gitignore` / `.cgpignore`.
+fn servable_by_name(root: &Path, rel: &str, max_depth: usize) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let Some((file, dirs)) = parts.split_last() else {
+        return false;
+    };
+    let bad_part = |p: &&str| p.is_empty() || *p == "." || *p == "..";
+    !(parts.iter().any(bad_part)
+        || file.starts_with('.')
+        || !is_doc_file_name(file)
+        || dirs.iter().any(|d| is_skipped_dir_name(d))
+        || dirs.len() > max_depth
+        || contextgraph_types::secrets::is_secret_path(rel)
+        || contextgraph_search::walk::is_ignored(root, rel))
 }
 
 /// Re-resolve a served document from its relative path under the same rules
@@ -185,21 +212,13 @@ pub(crate) fn served_path(
     rel: &str,
     config: &DocsConfig,
 ) -> io::Result<Option<PathBuf>> {
+    if !servable_by_name(root, rel, config.max_depth) {
+        return Ok(None);
+    }
     let parts: Vec<&str> = rel.split('/').collect();
     let Some((file, dirs)) = parts.split_last() else {
         return Ok(None);
     };
-    let bad_part = |p: &&str| p.is_empty() || *p == "." || *p == "..";
-    if parts.iter().any(bad_part)
-        || file.starts_with('.')
-        || !is_doc_file_name(file)
-        || dirs.iter().any(|d| is_skipped_dir_name(d))
-        || dirs.len() > config.max_depth
-        || contextgraph_types::secrets::is_secret_path(rel)
-        || contextgraph_search::walk::is_ignored(root, rel)
-    {
-        return Ok(None);
-    }
     let mut path = root.to_path_buf();
     for dir in dirs {
         path.push(dir);

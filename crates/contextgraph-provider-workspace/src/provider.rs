@@ -539,6 +539,10 @@ impl Provider for WorkspaceProvider {
     }
 
     fn query(&self, query: &ContextQuery) -> Result<ContextQueryResult, ProviderError> {
+        // Bounded work per request (N5), also when called in-process, where
+        // no SDK runner checked first.
+        contextgraph_types::limits::check_query(query)
+            .map_err(|limit| ProviderError::bad_request(format!("query over a limit: {limit}")))?;
         if let Some(deadline) = self.fresh_within {
             match self.refresh_within(deadline) {
                 Ok(report) if !report.pending.is_empty() => {

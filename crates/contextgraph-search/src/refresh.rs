@@ -539,7 +539,20 @@ fn index_file(
         record.skipped = Some(SkipReason::TooLarge);
         return Some(record);
     }
-    match content_gate(&bytes) {
+    // A name can lie: a file holding a private key or a token is a secret
+    // whatever it is called (N7, `contextgraph_types::secrets`).
+    let admitted = content_gate(&bytes).and_then(|text| {
+        let secret = contextgraph_types::secrets::secret_in_content(text).is_some();
+        // cgp's own session files are never evidence, even with secrets on (N9).
+        if contextgraph_types::secrets::is_cgp_state(&file.rel_path, text)
+            || (secret && !walk.include_secrets)
+        {
+            Err(SkipReason::Secret)
+        } else {
+            Ok(text)
+        }
+    });
+    match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
             let chunks = chunk_file(&file.rel_path, language, text);

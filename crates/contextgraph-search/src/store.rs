@@ -43,6 +43,22 @@
 //! serving from it keeps reading the file it opened (on Linux, the
 //! replaced file's pages stay readable until it is unmapped).
 //!
+//! **Who may touch the cache (N6).** A shared `CONTEXTGRAPH_WORKSPACE_CACHE`
+//! must not let another user plant a crafted index or make us overwrite a
+//! file of ours through a symlink. So a cache directory another user owns
+//! (or that others may write to) is refused with a clear error before any
+//! read or write ([`StoreError::ForeignCache`]); directories are created
+//! readable by the user only; and temporary files have unpredictable names
+//! and are created exclusively (`O_CREAT|O_EXCL`, which never follows a
+//! symlink), mode 0600.
+//!
+//! **A truncated mapped file (N10).** A mapping faults (SIGBUS) when another
+//! process truncates the file in place, which no writer of ours does. A
+//! snapshot up to [`MAP_THRESHOLD`] bytes is therefore read into memory
+//! instead of mapped: truncation under a reader cannot hurt it. Larger
+//! ones are mapped; `cgp` installs a SIGBUS handler that says what
+//! happened before it exits.
+//!
 //! After a refresh, what changed is held in memory beside the mapped
 //! snapshot (and appended to the journal); a snapshot write folds both into
 //! a new file, which the next process maps.
@@ -69,8 +85,10 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// version 4 file would be misread, not merely slower. Version 6: eleven
 /// more languages are code (Ruby, PHP, C#, Kotlin, Scala, Swift, Elixir,
 /// Bash, Haskell, Lua, Zig), so an index written before keeps their files
-/// as line windows of language `other` until it is rebuilt.
-pub const FORMAT_VERSION: u32 = 6;
+/// as line windows of language `other` until it is rebuilt. Version 7:
+/// files whose text holds a private key or a token are skipped as secrets,
+/// so a version 6 index would keep serving them (their bytes unchanged).
+pub const FORMAT_VERSION: u32 = 7;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
@@ -82,9 +100,22 @@ const TREE_MAGIC: &[u8; 8] = b"CGPWSTR\x01";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Binding([Option<Stamp>; 2]);
 
+/// Largest saved file read into memory rather than mapped (N10): a copy
+/// cannot fault when another process truncates the file.
+pub const MAP_THRESHOLD: u64 = 32 * 1024 * 1024;
+
 /// Why a stored index was not used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The cache directory belongs to another user, or others may write
+    /// to it: an index found there could be planted (N6).
+    #[error("workspace index cache {}: {why}; set CONTEXTGRAPH_WORKSPACE_CACHE to a directory of yours", path.display())]
+    ForeignCache {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// Reading or writing failed.
     #[error("workspace index at {path}: {source}")]
     Io {
@@ -201,13 +232,14 @@ impl Store {
         }
         head.raw(&sha256(&payload.buf));
         let path = self.tree_path();
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        self.check_owner()?;
         let write = || -> std::io::Result<()> {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(&head.buf)?;
-            f.write_all(&payload.buf)?;
+            let (mut f, tmp) = create_temp(&path)?;
+            let written = f
+                .write_all(&head.buf)
+                .and_then(|()| f.write_all(&payload.buf));
             drop(f);
-            fs::rename(&tmp, &path)
+            finish_temp(written, &tmp, &path)
         };
         write().map_err(|source| StoreError::Io {
             path: self.tree_path(),
@@ -268,6 +300,10 @@ impl Store {
     /// format version, another workspace, corrupt or truncated).
     pub fn load_index(&self) -> Result<Option<(Index, u64)>, StoreError> {
         let snap = self.snapshot_path();
+        if !self.dir.exists() {
+            return Ok(None);
+        }
+        self.check_owner()?;
         let file = match fs::File::open(&snap) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -390,7 +426,8 @@ impl Store {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
         };
-        fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        create_private_dir(&self.dir).map_err(io(&self.dir))?;
+        self.check_owner()?;
         let snap = self.snapshot_path();
         let snapshot_id = write_snapshot_file(&snap, &self.header(SNAPSHOT_MAGIC).buf, index)
             .map_err(io(&snap))?;
@@ -401,8 +438,15 @@ impl Store {
         Ok(snapshot_id)
     }
 
+    /// Refuse a cache directory another user owns or others may write to
+    /// (see the module docs, N6).
+    pub fn check_owner(&self) -> Result<(), StoreError> {
+        check_cache_dir(&self.dir)
+    }
+
     /// Append entries to the journal (requires a snapshot written before).
     pub fn append(&self, entries: &[JournalEntry]) -> Result<(), StoreError> {
+        self.check_owner()?;
         let jp = self.journal_path();
         let mut buf = Writer::default();
         for e in entries {
@@ -441,9 +485,9 @@ impl Store {
 /// (the SHA-256 of its directory).
 fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Result<[u8; 32]> {
     use std::io::{Seek, SeekFrom};
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let directory = {
-        let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&tmp)?);
+    let (file, tmp) = create_temp(path)?;
+    let write = || -> std::io::Result<Vec<u8>> {
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, file);
         f.write_all(head)?;
         f.write_all(&[0u8; crate::index::DIRECTORY_BYTES])?;
         let directory = index.encode(&mut |bytes: &[u8]| f.write_all(bytes))?;
@@ -451,9 +495,16 @@ fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Resu
         f.seek(SeekFrom::Start(head.len() as u64))?;
         f.write_all(&directory)?;
         f.sync_all()?;
-        directory
+        Ok(directory.to_vec())
     };
-    fs::rename(&tmp, path)?;
+    let directory = match write() {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    finish_temp(Ok(()), &tmp, path)?;
     Ok(sha256(&directory))
 }
 
@@ -461,12 +512,18 @@ fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Resu
 /// whole where mapping is refused (an empty file, a file system without
 /// mmap).
 pub(crate) fn map(file: &fs::File) -> std::io::Result<Backing> {
+    // N10: a small file is copied, so truncation under us cannot fault.
+    if file.metadata().is_ok_and(|m| m.len() <= MAP_THRESHOLD) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &*file, &mut bytes)?;
+        return Ok(Backing::Owned(bytes));
+    }
     // SAFETY: the mapping is read-only and the file is never written in
     // place: every writer (this process or another `cgp`) writes a
     // temporary file and renames it over this one, which leaves the mapped
     // inode and its bytes untouched. A file truncated in place by someone
-    // else while mapped would fault on access; that is outside the cache's
-    // contract (the cache directory is ours alone).
+    // else while mapped would fault on access: files up to MAP_THRESHOLD
+    // are copied above, and `cgp` reports a fault on a larger one (N10).
     #[allow(unsafe_code)] // one of the crate's two unsafe sites (semantic_rows.rs has the other)
     let mapped = unsafe { memmap2::Mmap::map(file) };
     match mapped {
@@ -484,15 +541,108 @@ pub(crate) fn map(file: &fs::File) -> std::io::Result<Backing> {
 /// one. The temporary name carries the process id, so two processes
 /// writing the same file do not write into each other's temporary.
 pub(crate) fn atomic_write(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    {
-        let mut f = fs::File::create(&tmp)?;
-        for part in parts {
-            f.write_all(part)?;
+    let (mut f, tmp) = create_temp(path)?;
+    let written = parts
+        .iter()
+        .try_for_each(|part| f.write_all(part))
+        .and_then(|()| f.sync_all());
+    drop(f);
+    finish_temp(written, &tmp, path)
+}
+
+/// A new temporary file beside `path`: an unpredictable name (process id
+/// and 64 random bits), created exclusively (never through a symlink,
+/// never an existing file), readable by the user only (N6).
+pub(crate) fn create_temp(path: &Path) -> std::io::Result<(fs::File, PathBuf)> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut last = None;
+    for attempt in 0..8u32 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(attempt);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        let tmp = path.with_extension(format!("tmp{}.{:016x}", std::process::id(), h.finish()));
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&tmp) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
         }
-        f.sync_all()?;
     }
-    fs::rename(&tmp, path)
+    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary file name was free")))
+}
+
+/// Rename the written temporary over `path`, or remove it when writing failed.
+fn finish_temp(written: std::io::Result<()>, tmp: &Path, path: &Path) -> std::io::Result<()> {
+    match written.and_then(|()| fs::rename(tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = fs::remove_file(tmp);
+            Err(e)
+        }
+    }
+}
+
+/// `dir` and its missing parents, new ones readable by the user only.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// The cache directory `dir` (which exists) is this user's and only theirs
+/// to write (N6): owned by the effective user, not writable by group or
+/// others, and not a symlink.
+#[cfg(unix)]
+pub fn check_cache_dir(dir: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: String| StoreError::ForeignCache {
+        path: dir.to_path_buf(),
+        why,
+    };
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+    };
+    if meta.file_type().is_symlink() {
+        return Err(refuse(
+            "is a symlink, which another user could point anywhere".into(),
+        ));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(refuse(format!(
+            "belongs to another user (uid {}), who could plant an index there or swap its files",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(refuse(format!(
+            "may be written by other users (mode {:o}); run chmod go-w on it",
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
+}
+
+/// Ownership is a Unix notion; elsewhere every directory is accepted.
+#[cfg(not(unix))]
+pub fn check_cache_dir(_dir: &Path) -> Result<(), StoreError> {
+    Ok(())
 }
 
 fn stamp_field(w: &mut Writer, stamp: Option<Stamp>) {

@@ -260,9 +260,13 @@ fn split_parts(word: &str, mut emit: impl FnMut(usize, usize)) {
 
 /// The distinct tokens of `text`, in first-seen order.
 pub fn distinct_tokens(text: &str) -> Vec<String> {
+    // A set beside the list: linear in the tokens, where a scan of the
+    // list was quadratic in distinct words (N5: 64,000 words took 6.6 s).
+    let mut seen: foldhash::HashSet<String> = foldhash::HashSet::default();
     let mut out: Vec<String> = Vec::new();
     tokens(text, |t| {
-        if !out.iter().any(|o| o == t) {
+        if !seen.contains(t) {
+            seen.insert(t.to_owned());
             out.push(t.to_owned());
         }
     });

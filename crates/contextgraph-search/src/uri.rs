@@ -92,7 +92,12 @@ pub fn parse_anchor(root: &Path, anchor: &str) -> Option<AnchorTarget> {
         Some((b, f)) => (b, Some(f)),
         None => (anchor, None),
     };
-    let path = if base.len() >= 5 && base[..5].eq_ignore_ascii_case("file:") {
+    // `get(..5)` rather than `[..5]`: an anchor is peer-controlled, and a
+    // multi-byte character across byte 5 (`ééé`) must not panic (N1).
+    let is_file_uri = base
+        .get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"));
+    let path = if is_file_uri {
         file_uri_to_path(base).ok()?
     } else if Path::new(base).is_absolute() {
         Path::new(base).to_path_buf()
@@ -152,5 +157,30 @@ mod tests {
             "src/net.rs"
         );
         assert_eq!(parse_anchor(root, "file:///elsewhere/x.rs"), None);
+    }
+
+    /// N1: a non-ASCII anchor whose byte 5 falls inside a character (`ééé`,
+    /// `文档/说明.md`) is a relative path, not a panic.
+    #[test]
+    fn non_ascii_anchors_never_slice_inside_a_character() {
+        let root = Path::new("/repo");
+        for anchor in [
+            "ééé",
+            "文档/说明.md",
+            "fileé",
+            "filé:x",
+            "é#é",
+            "#文",
+            "文#%E6%96%87",
+        ] {
+            let _ = parse_anchor(root, anchor);
+        }
+        assert_eq!(parse_anchor(root, "ééé").unwrap().rel_path, "ééé");
+        assert_eq!(
+            parse_anchor(root, "文档/说明.md").unwrap().rel_path,
+            "文档/说明.md"
+        );
+        let a = parse_anchor(root, "src/a.rs#%E6%96%87").unwrap();
+        assert_eq!(a.local_id.as_deref(), Some("文"));
     }
 }

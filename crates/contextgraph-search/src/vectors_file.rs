@@ -251,10 +251,11 @@ struct Out {
 
 impl Out {
     fn create(path: &Path, head: &[u8]) -> std::io::Result<Out> {
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        // Unpredictable, exclusive, private (N6).
+        let (file, tmp) = crate::store::create_temp(path)?;
         let mut out = Out {
             path: path.to_path_buf(),
-            file: std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
             tmp,
             crc: crc32fast::Hasher::new(),
         };

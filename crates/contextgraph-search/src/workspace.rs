@@ -154,6 +154,9 @@ impl Workspace {
                     saved_tree = tree;
                 }
                 Ok(None) => {}
+                // Not rebuilt there: writing into another user's directory
+                // is what the refusal is for (N6).
+                Err(e @ StoreError::ForeignCache { .. }) => return Err(e.into()),
                 Err(e) => {
                     source = IndexSource::Rebuilt {
                         reason: e.to_string(),

@@ -37,6 +37,7 @@ pub mod error_code;
 pub mod file_uri;
 pub mod frame;
 pub mod identity;
+pub mod limits;
 pub mod loopback;
 pub mod query;
 pub mod scope;

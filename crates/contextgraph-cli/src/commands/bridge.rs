@@ -117,13 +117,14 @@ fn run_mcp(args: BridgeMcpArgs) -> Result<(), CommandError> {
     };
     let events = startup::Events::start();
     let (command, rest) = (command.clone(), rest.to_vec());
+    let label = command.to_string_lossy().into_owned();
     let sender = events.sender();
     std::thread::spawn(move || {
         let _ = sender.send(startup::Event::Connected(Box::new(McpBridge::connect(
             command, rest, options,
         ))));
     });
-    let (bridge, input) = match events.wait_for_bridge() {
+    let (bridge, input) = match events.wait_for_bridge(&label, call_timeout) {
         startup::Outcome::Connected(bridge, input) => (*bridge, input),
         startup::Outcome::Failed(e) => return Err(e.into()),
         // The host sent `shutdown` before the MCP server was up: nothing

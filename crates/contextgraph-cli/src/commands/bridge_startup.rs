@@ -5,13 +5,25 @@
 //! MCP server has answered `initialize`; it must not wait for that server
 //! to give up. So stdin is read from the start by a pump thread, the
 //! bridge connects on another, and whichever comes first wins: a
-//! `shutdown` sent before any other request stops at once; a connected
-//! bridge is served with everything read so far replayed ahead of the rest.
+//! `shutdown` sent while the server is still initialising stops at once,
+//! whatever came before it (a handshake waiting for its ack included); a
+//! connected bridge is served with everything read so far replayed ahead
+//! of the rest.
+//!
+//! The handshake is answered with the MCP server's identity, so it waits
+//! for `initialize`. A server that is slow to start (the official Python
+//! SDK's import alone takes seconds) is said to be so on stderr after
+//! [`SLOW_START`], with what cgp is waiting for and for how long at most,
+//! so a host that gives up first knows why.
 
 use std::io::{BufRead, Read};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use contextgraph_mcp::{BridgeError, McpBridge};
+
+/// How long start-up waits before saying the MCP server is slow.
+pub const SLOW_START: Duration = Duration::from_secs(2);
 
 /// What the start-up threads report.
 pub enum Event {
@@ -67,17 +79,37 @@ impl Events {
     }
 
     /// Wait until the bridge connects or fails, or the host says stop: a
-    /// `shutdown` before any other request ends start-up at once. After
-    /// other requests (a handshake, say) the host wants their answers
-    /// first, so start-up goes on (bounded by `--timeout-ms`) and the
-    /// server answers them and then the `shutdown`. The end of input is
-    /// not a stop either: the outcome of start-up is still reported.
-    pub fn wait_for_bridge(self) -> Outcome {
+    /// `shutdown` ends start-up at once, even after other requests (their
+    /// answers need the server, which the host no longer wants). The end of
+    /// input is not a stop: the outcome of start-up is still reported.
+    /// After [`SLOW_START`] without the server, say on stderr what is
+    /// awaited: `command` answering `initialize`, for at most `limit`.
+    pub fn wait_for_bridge(self, command: &str, limit: Duration) -> Outcome {
         let mut pending: Vec<u8> = Vec::new();
         let mut scanned = 0;
-        let mut requests = 0usize;
         let mut ended = false;
-        while let Ok(event) = self.rx.recv() {
+        let started = Instant::now();
+        let mut told = false;
+        loop {
+            let event = match self.rx.recv_timeout(SLOW_START) {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if !told {
+                        told = true;
+                        eprintln!(
+                            "cgp bridge mcp: waiting for the MCP server {} to answer initialize \
+                             ({} ms so far, at most {} ms: --timeout-ms); the handshake is \
+                             answered once it has (the server's name and version are the \
+                             provider's)",
+                            crate::terminal::for_terminal(command),
+                            started.elapsed().as_millis(),
+                            limit.as_millis()
+                        );
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             match event {
                 Event::Input(bytes) => {
                     pending.extend_from_slice(&bytes);
@@ -87,10 +119,9 @@ impl Events {
                         if line.iter().all(u8::is_ascii_whitespace) {
                             continue;
                         }
-                        if requests == 0 && is_shutdown(line) {
+                        if is_shutdown(line) {
                             return Outcome::Stopped;
                         }
-                        requests += 1;
                     }
                 }
                 Event::End => ended = true,

@@ -107,7 +107,9 @@ pub fn run(args: ConfigArgs) -> Result<(), CommandError> {
             .map_err(std::io::Error::from)
             .and_then(|()| stdout.write_all(b"\n"))
     } else {
-        stdout.write_all(config.to_toml().as_bytes())
+        // N15: a workspace cgp.toml's bidi or control characters are shown
+        // as TOML escapes (the same value when read back), never raw.
+        stdout.write_all(terminal::toml_escaped(&config.to_toml()).as_bytes())
     };
     output::finish_stdout(written.and_then(|()| stdout.flush()))
 }

@@ -217,15 +217,35 @@ fn describe_raw(record: &ConsentRecord) -> String {
 fn list(args: ListArgs) -> Result<(), CommandError> {
     let config = args.selection.load()?;
     let path = contextgraph_engine::store_path(&config)?;
-    // A directory or FIFO there is an error (from open), not "no records".
-    let entries: Vec<LedgerEntry> = if path.exists() {
-        let ledger = ConsentStore::open(&path)?.load()?;
-        for w in &ledger.warnings {
-            eprintln!("warning: {}", crate::terminal::for_terminal(w));
+    // A directory or FIFO there is an error (from open), not "no records";
+    // so is a path that cannot exist (N18: CGP_DATA_DIR a regular file),
+    // which `grant` would fail on too.
+    let entries: Vec<LedgerEntry> = match std::fs::metadata(&path) {
+        Ok(_) => {
+            let ledger = ConsentStore::open(&path)?.load()?;
+            for w in &ledger.warnings {
+                eprintln!("warning: {}", crate::terminal::for_terminal(w));
+            }
+            ledger_entries(&ledger, Timestamp::now())
         }
-        ledger_entries(&ledger, Timestamp::now())
-    } else {
-        Vec::new()
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent().filter(|d| d.exists() && !d.is_dir()) {
+                return Err(format!(
+                    "the consent store's directory {} is not a directory; set CGP_DATA_DIR to a directory",
+                    crate::terminal::path_for_terminal(dir)
+                )
+                .into());
+            }
+            Vec::new()
+        }
+        Err(e) => {
+            return Err(format!(
+                "the consent store {}: {}; set CGP_DATA_DIR to a directory of yours",
+                crate::terminal::path_for_terminal(&path),
+                crate::terminal::for_terminal(&e.to_string())
+            )
+            .into())
+        }
     };
     if args.json {
         return print_json(&serde_json::json!({ "store": path, "records": entries }));

@@ -209,7 +209,7 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         );
     }
     if let Some(path) = &args.session {
-        let session = super::session_file::load(path)?;
+        let session = super::session_file::load(path, &args.selection.dir)?;
         let turn = runtime.block_on(async {
             let status = Progress::show(progress, engine.provider_names().len());
             let turn = engine.context_in_session(&session, &request).await;
@@ -225,7 +225,7 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         write_outputs(&args, &turn.answer, Some(&turn))?;
         // Kept only once the turn reached stdout: the file never says the
         // model holds what it was not given.
-        return super::session_file::save(path, turn.next_session());
+        return super::session_file::save(path, &args.selection.dir, turn.next_session());
     }
     let answer = runtime.block_on(async {
         let status = Progress::show(progress, engine.provider_names().len());
@@ -263,10 +263,19 @@ fn write_outputs(
                 serde_json::to_writer_pretty(&mut stdout, &v).map_err(std::io::Error::from)
             })
             .and_then(|()| stdout.write_all(b"\n"))
-    } else if let Some(t) = turn {
-        stdout.write_all(t.text().as_bytes())
     } else {
-        stdout.write_all(answer.composition.prompt.as_bytes())
+        let text = match turn {
+            Some(t) => std::borrow::Cow::Owned(t.text()),
+            None => std::borrow::Cow::Borrowed(answer.composition.prompt.as_str()),
+        };
+        // N11: repository text must not drive a terminal (screen clear,
+        // title, OSC 52 clipboard write): escaped on a terminal only, so
+        // piped output stays byte-exact.
+        if stdout.is_terminal() {
+            stdout.write_all(crate::terminal::prompt_for_terminal(&text).as_bytes())
+        } else {
+            stdout.write_all(text.as_bytes())
+        }
     };
     output::finish_stdout(written.and_then(|()| stdout.flush()))
 }

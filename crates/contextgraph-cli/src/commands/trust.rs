@@ -2,8 +2,11 @@
 //!
 //! A workspace file arrives with a clone; until the user trusts it, its
 //! stdio and HTTP providers are skipped (see `contextgraph_config::trust`).
-//! Trusting records the file's canonical path and the SHA-256 of its bytes
-//! in the user's data directory; any change to the file withdraws it.
+//! Trusting records the file's location (its directory, canonicalized, and
+//! its name: a symlinked `cgp.toml` is trusted where it is reached, since
+//! its relative paths resolve from there) and a fingerprint of its bytes
+//! and of the repository-local programs it runs, in the user's data
+//! directory; any change to either withdraws it.
 //! Before recording, the command shows what the file would run and where
 //! it would send data, so the user trusts what they have seen.
 
@@ -11,7 +14,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use contextgraph_config::trust::{foreign_owner, sha256_hex, TrustEntry};
+use contextgraph_config::trust::{
+    fingerprint, foreign_owner, pinned_programs, trust_location, TrustEntry,
+};
 use contextgraph_config::{
     discover_workspace_file, read_file, Config, Environment, ProviderKind, TrustStore, FILE_NAME,
 };
@@ -36,8 +41,12 @@ on folders inside the repository apply without trust. consent_store is only ever
 your own configuration. Your own files ($CGP_CONFIG, ~/.config/cgp/cgp.toml, --config PATH)
 need no trust.
 
-Trust is recorded as the file's path and SHA-256 in $CGP_DATA_DIR (else
-~/.local/share/contextgraph)/trusted-configs.ndjson. Any change to the file needs trusting again.
+Trust is recorded as the file's location and a SHA-256 over its bytes and the programs inside the
+repository it runs (a stdio command given as a path, arguments naming a file), in $CGP_DATA_DIR
+(else ~/.local/share/contextgraph)/trusted-configs.ndjson. Any change to the file or to those
+programs needs trusting again. Programs found on PATH or outside the repository are not pinned.
+A cgp.toml that is a symlink is trusted where it is reached, not where it points: its relative
+paths resolve from the link's directory.
 
 Exit codes:
   0  done
@@ -63,10 +72,10 @@ pub fn run(args: TrustArgs) -> Result<(), CommandError> {
     let env = Environment::from_process();
     let store = TrustStore::for_env(&env)?;
     if args.list {
-        return list(&store);
+        return list(&store, &env);
     }
     if let Some(path) = &args.revoke {
-        let path = canonical_or_absolute(&file_of(path))?;
+        let path = trust_location(&absolute(&file_of(path))?);
         if !store.revoke(&path)? {
             return Err(format!(
                 "{} is not trusted, so there is nothing to revoke; `cgp trust --list` shows what is",
@@ -81,14 +90,28 @@ pub fn run(args: TrustArgs) -> Result<(), CommandError> {
     }
     let file = match &args.path {
         Some(p) => file_of(p),
-        None => discover_workspace_file(&args.dir, env.home.as_deref())
-            .file
-            .ok_or_else(|| {
-                format!(
-                    "no cgp.toml found walking up from {} to the repository root; give its path: cgp trust PATH",
-                    path_for_terminal(&args.dir)
-                )
-            })?,
+        None => {
+            let found = discover_workspace_file(&args.dir, env.home.as_deref());
+            match (found.file, found.ignored.first()) {
+                (Some(file), _) => file,
+                // N17: the file exists, but discovery passes it over.
+                (None, Some(skipped)) => {
+                    return Err(format!(
+                        "{}: {}",
+                        path_for_terminal(&skipped.path),
+                        for_terminal(&skipped.message)
+                    )
+                    .into())
+                }
+                (None, None) => {
+                    return Err(format!(
+                        "no cgp.toml found walking up from {} to the repository root; give its path: cgp trust PATH",
+                        path_for_terminal(&args.dir)
+                    )
+                    .into())
+                }
+            }
+        }
     };
     trust(&store, &file, &env)
 }
@@ -102,14 +125,13 @@ fn file_of(path: &Path) -> PathBuf {
     }
 }
 
-fn canonical_or_absolute(path: &Path) -> Result<PathBuf, CommandError> {
-    match std::fs::canonicalize(path) {
-        Ok(p) => Ok(p),
-        Err(_) if path.is_absolute() => Ok(path.to_path_buf()),
-        Err(e) => Ok(std::env::current_dir()
-            .map_err(|_| format!("{}: {e}", path_for_terminal(path)))?
-            .join(path)),
+fn absolute(path: &Path) -> Result<PathBuf, CommandError> {
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
     }
+    Ok(std::env::current_dir()
+        .map_err(|e| format!("{}: {e}", path_for_terminal(path)))?
+        .join(path))
 }
 
 fn trust(store: &TrustStore, file: &Path, env: &Environment) -> Result<(), CommandError> {
@@ -135,14 +157,29 @@ fn trust(store: &TrustStore, file: &Path, env: &Environment) -> Result<(), Comma
         .into());
     }
     let text = read_file(&canonical)?;
-    // Shown before it is recorded: what the user is about to allow.
-    let config = Config::from_toml_str(&text, &canonical, env)?;
-    let entry = store.trust(&canonical, text.as_bytes())?;
+    let location = trust_location(&absolute(file)?);
+    // Shown before it is recorded: what the user is about to allow, with
+    // relative paths resolved from where the file is reached (N2).
+    let config = Config::from_toml_str(&text, &location, env)?;
+    let programs = pinned_programs(&location, &config.providers);
+    let entry = store.trust(&location, &fingerprint(text.as_bytes(), &programs))?;
     let mut out = format!(
         "trusted: {} (sha256 {})\n",
         path_for_terminal(&entry.path),
-        &entry.sha256[..16]
+        entry.sha256.get(..16).unwrap_or(&entry.sha256)
     );
+    if location != canonical {
+        out.push_str(&format!(
+            "  (a link to {}; trusted here only)\n",
+            path_for_terminal(&canonical)
+        ));
+    }
+    for p in &programs {
+        out.push_str(&format!(
+            "  pinned: {} (a change needs `cgp trust` again)\n",
+            path_for_terminal(p)
+        ));
+    }
     let mut any = false;
     for p in &config.providers {
         let line = match &p.kind {
@@ -179,7 +216,7 @@ fn trust(store: &TrustStore, file: &Path, env: &Environment) -> Result<(), Comma
     say(&out)
 }
 
-fn list(store: &TrustStore) -> Result<(), CommandError> {
+fn list(store: &TrustStore, env: &Environment) -> Result<(), CommandError> {
     let entries = store.entries()?;
     if entries.is_empty() {
         return say(&format!(
@@ -191,7 +228,7 @@ fn list(store: &TrustStore) -> Result<(), CommandError> {
     for e in &entries {
         out.push_str(&format!(
             "{}  {}  trusted {}\n",
-            state(e),
+            state(e, env),
             path_for_terminal(&e.path),
             for_terminal(&e.trusted_at)
         ));
@@ -199,11 +236,20 @@ fn list(store: &TrustStore) -> Result<(), CommandError> {
     say(&out)
 }
 
-/// Whether the file is still the one trusted.
-fn state(entry: &TrustEntry) -> &'static str {
+/// Whether the file is still the one trusted (its bytes and the programs
+/// it pins).
+fn state(entry: &TrustEntry, env: &Environment) -> &'static str {
     match read_file(&entry.path) {
-        Ok(text) if sha256_hex(text.as_bytes()) == entry.sha256 => "trusted",
-        Ok(_) => "changed",
+        Ok(text) => {
+            let programs = Config::from_toml_str(&text, &entry.path, env)
+                .map(|c| pinned_programs(&entry.path, &c.providers))
+                .unwrap_or_default();
+            if fingerprint(text.as_bytes(), &programs) == entry.sha256 {
+                "trusted"
+            } else {
+                "changed"
+            }
+        }
         Err(_) if !entry.path.exists() => "missing",
         Err(_) => "unreadable",
     }

@@ -31,15 +31,15 @@ const EGRESS: &str = r#"{"reads":true,"writes":false,"egress":true}"#;
 const SCOPED: &str =
     r#"{"reads":true,"writes":false,"egress":true,"egress_scopes":["third-party-model"]}"#;
 
-/// A pseudo-terminal pair.
-struct Pty {
-    master: File,
-    slave: File,
+/// A pseudo-terminal pair (also used by `trust_round_two`'s N11 test).
+pub(crate) struct Pty {
+    pub(crate) master: File,
+    pub(crate) slave: File,
 }
 
 // The crate denies unsafe code; this is its one exception (see SAFETY below).
 #[allow(unsafe_code)]
-fn open_pty() -> Pty {
+pub(crate) fn open_pty() -> Pty {
     // SAFETY: plain POSIX calls on a descriptor we own; each result is checked,
     // and the name buffer is NUL-terminated by ptsname_r on success.
     unsafe {

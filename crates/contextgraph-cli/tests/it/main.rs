@@ -29,6 +29,7 @@ mod serve_workspace;
 #[cfg(feature = "test-fixtures")]
 mod session;
 mod trust_boundary;
+mod trust_round_two;
 mod usage;
 
 /// The tests that spawn this package's test-fixture programs (the

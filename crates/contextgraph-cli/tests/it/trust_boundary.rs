@@ -408,7 +408,7 @@ fn finding_4_html_output_writes_into_a_fifo_or_device_and_never_replaces_it() {
 }
 
 /// The user's own configuration (no trust needed) with one egress stdio provider.
-fn user_egress_provider(s: &Sandbox) -> (PathBuf, PathBuf) {
+pub(crate) fn user_egress_provider(s: &Sandbox) -> (PathBuf, PathBuf) {
     let marker = s.path("remote.started");
     let log = s.path("remote.log");
     let script = s.provider("bin/remote.sh", &marker, &log, EGRESS);
@@ -419,7 +419,7 @@ fn user_egress_provider(s: &Sandbox) -> (PathBuf, PathBuf) {
     (marker, log)
 }
 
-fn queries(log: &Path) -> usize {
+pub(crate) fn queries(log: &Path) -> usize {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()

@@ -23,8 +23,10 @@
 //!
 //! `7c15` is the prompt's **boundary token** ([`choose_token`]): the same
 //! in every fence line of the prompt, and absent from every content and
-//! attribute value of it (case, fullwidth and mathematical look-alikes
-//! included). Attributes, always in this order:
+//! attribute value of it (case, fullwidth, mathematical, Cyrillic and Greek
+//! look-alikes included). It is not predictable: it derives from a per-run
+//! random seed and the prompt's texts (fixed with `CGP_FENCE_SEED=0` for
+//! reproducible output, where `7c15` is the usual token). Attributes, always in this order:
 //!
 //! - `src`: the provider's number in this prompt. Present on every block
 //!   when the prompt can hold blocks of more than one provider, absent on
@@ -68,7 +70,10 @@ pub mod token;
 
 pub use escape::{escape_attribute_into, escaped_attribute_len};
 pub use parse::{parse_prompt, FencedFrame, ParseError};
-pub use token::{choose_token, contains_token, token_len_for, MAX_TOKEN_LEN, MIN_TOKEN_LEN};
+pub use token::{
+    choose_token, choose_token_seeded, contains_token, fence_seed, set_fence_seed, token_len_for,
+    CONFUSABLES, FENCE_SEED_ENV, MAX_TOKEN_LEN, MIN_TOKEN_LEN,
+};
 
 /// The tag every fence uses, followed by `-` and the boundary token.
 pub const FENCE_TAG: &str = "frame";
@@ -445,8 +450,8 @@ mod tests {
         // No six hex digits in a row (folded): whatever the token, the
         // preamble does not contain it.
         assert_eq!(
-            choose_token([PREAMBLE], MIN_TOKEN_LEN),
-            choose_token([], MIN_TOKEN_LEN)
+            token::choose_token_seeded([PREAMBLE], MIN_TOKEN_LEN, 0),
+            token::choose_token_seeded([], MIN_TOKEN_LEN, 0)
         );
         let mut run = 0;
         for c in PREAMBLE.chars() {

@@ -68,8 +68,8 @@ fn the_workspace_file_is_found_walking_up_and_wins_per_key_and_per_provider() {
     contextgraph_config::TrustStore::for_env(&env)
         .unwrap()
         .trust(
-            &std::fs::canonicalize(&ws_file).unwrap(),
-            &std::fs::read(&ws_file).unwrap(),
+            &contextgraph_config::trust::trust_location(&ws_file),
+            &contextgraph_config::trust::sha256_hex(&std::fs::read(&ws_file).unwrap()),
         )
         .unwrap();
     let config = Config::load_with(&sub, None, &env).unwrap();

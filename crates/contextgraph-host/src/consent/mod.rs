@@ -103,11 +103,17 @@ pub fn check(
     if ledger.live_grant(id, name, version, now).is_some() {
         return ConsentDecision::Allowed;
     }
-    let pinned = ledger.pinned_versions(id);
-    let reason = if pinned.iter().any(|v| v != version) && !pinned.iter().any(|v| v == version) {
+    // N16: compared as whole identities (name and version), so the
+    // message never shows the same identity before and after.
+    let pinned = ledger.pinned_identities(id);
+    let reason = if !pinned.is_empty() && !pinned.iter().any(|(n, v)| n == name && v == version) {
+        let on_record: Vec<String> = pinned
+            .iter()
+            .map(|(n, v)| format!("{n:?} version {v}"))
+            .collect();
         format!(
-            "the grant on record pins version {}, but the provider now reports {version}; a new version needs a new grant",
-            pinned.join(", ")
+            "the grant on record is for {}, but the provider now reports {name:?} version {version}; a new name or version needs a new grant",
+            on_record.join(", ")
         )
     } else if pinned.is_empty() {
         "no egress grant is recorded for it".to_owned()

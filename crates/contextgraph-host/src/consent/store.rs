@@ -257,8 +257,25 @@ impl ConsentLedger {
         })
     }
 
-    /// Versions of `provider_id` that records in force pin (for "needs a new
-    /// grant" messages).
+    /// The (name, version) identities of `provider_id` that records in
+    /// force pin (for "needs a new grant" messages, N16).
+    pub fn pinned_identities(&self, provider_id: &str) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self
+            .in_force()
+            .into_iter()
+            .filter_map(|r| match r {
+                ConsentRecord::Receipt(rc) if rc.provider_id == provider_id => {
+                    Some((rc.provider_name.clone(), rc.provider_version.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The versions the receipts in force for `provider_id` pin.
     pub fn pinned_versions(&self, provider_id: &str) -> Vec<String> {
         let mut v: Vec<String> = self
             .in_force()

@@ -157,6 +157,32 @@ async fn c6_a_grant_pinning_another_version_needs_a_new_grant() {
     assert_eq!(seen.load(Ordering::SeqCst), 0);
 }
 
+/// N16: a grant for the same version under another name is an identity
+/// change, and the message shows two different identities.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n16_an_identity_change_message_shows_different_identities() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ConsentStore::open(dir.path().join("consent.ndjson")).unwrap();
+    let mut renamed = grant("cloud", "1.0.0", None);
+    if let ConsentRecord::Receipt(r) = &mut renamed {
+        r.provider_name = "cloud-old".into();
+    }
+    store.append(&renamed).unwrap();
+    let (host, seen) = counting_host(store, vec![]).await;
+    let report = host.query_all(&retry_query(), PATIENCE).await;
+    match &report.provider("cloud").unwrap().outcome {
+        ProviderOutcome::ConsentRequired { reason, .. } => {
+            assert!(
+                reason.contains("\"cloud-old\" version 1.0.0")
+                    && reason.contains("now reports \"cloud\" version 1.0.0"),
+                "{reason}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen.load(Ordering::SeqCst), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c6_off_machine_scope_without_receipt_is_refused_naming_the_scope() {
     let dir = tempfile::tempdir().unwrap();

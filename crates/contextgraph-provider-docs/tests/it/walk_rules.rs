@@ -146,3 +146,65 @@ fn a_missing_root_is_an_error_a_person_can_act_on() {
     let err = DocsProvider::open(DocsConfig::new(dir.path().join("file.md"))).unwrap_err();
     assert!(err.to_string().contains("not a directory"), "{err}");
 }
+
+/// N3: the secrets and ignore rules apply to what a linked file is, not the
+/// name it is reached by; `verify` agrees.
+#[cfg(unix)]
+#[test]
+fn n3_in_root_links_to_secrets_or_ignored_files_are_not_served() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), ".env", "# Alpha env\n\nalpha API_KEY=sk-live\n");
+    write_file(dir.path(), ".ssh/id_ed25519", "# Alpha key\n\nalpha\n");
+    write_file(dir.path(), "private_notes.txt", "Alpha private\n\nalpha\n");
+    write_file(dir.path(), ".gitignore", "private_notes.txt\n");
+    write_file(dir.path(), "secrets/plan.md", "# Alpha plan\n\nalpha\n");
+    write_file(dir.path(), "real.md", "# Alpha real\n\nalpha\n");
+    symlink(".env", dir.path().join("env-notes.md")).unwrap();
+    symlink(".ssh/id_ed25519", dir.path().join("key.md")).unwrap();
+    symlink("private_notes.txt", dir.path().join("notes.txt")).unwrap();
+    symlink("secrets/plan.md", dir.path().join("plan.md")).unwrap();
+    symlink("real.md", dir.path().join("alias.md")).unwrap();
+    let provider = DocsProvider::open(DocsConfig::new(dir.path())).unwrap();
+    let mut ids = served_ids(&provider, "alpha");
+    ids.sort();
+    assert_eq!(ids, ["alias.md#alpha-real", "real.md#alpha-real"]);
+    let request = VerifyRequest {
+        frames: [
+            "env-notes.md#alpha-env",
+            "key.md#alpha-key",
+            "notes.txt#alpha-private",
+            "plan.md#alpha-plan",
+        ]
+        .into_iter()
+        .map(|id| {
+            FrameId::new(
+                PROVIDER_NAME,
+                id,
+                Some(format!("sha256:{}", "0".repeat(64))),
+            )
+        })
+        .collect(),
+    };
+    for v in provider.verify(&request).verdicts {
+        assert_eq!(v.verdict, Verdict::Gone, "{}", v.frame);
+    }
+}
+
+/// N7: a document whose text holds a private-key block is not served,
+/// whatever its name, and `verify` agrees.
+#[test]
+fn n7_a_document_holding_a_private_key_is_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let dashes = "-".repeat(5);
+    write_file(
+        dir.path(),
+        "notes.md",
+        &format!(
+            "# Alpha notes\n\nalpha\n\n{dashes}BEGIN RSA PRIVATE KEY{dashes}\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n{dashes}END RSA PRIVATE KEY{dashes}\n"
+        ),
+    );
+    write_file(dir.path(), "real.md", "# Alpha real\n\nalpha\n");
+    let provider = DocsProvider::open(DocsConfig::new(dir.path())).unwrap();
+    assert_eq!(served_ids(&provider, "alpha"), ["real.md#alpha-real"]);
+}

@@ -226,6 +226,8 @@ impl<P: Provider> Session<P> {
                         None,
                         "V2: this provider does not verify (capabilities.verify is false); re-query instead",
                     ))
+                } else if let Err(limit) = contextgraph_types::limits::check_verify(&request) {
+                    Dispatch::Reply(self.bad_request(None, format!("verify over a limit: {limit}")))
                 } else {
                     Dispatch::Run(Job {
                         reply_id: None,
@@ -339,6 +341,11 @@ impl<P: Provider> Session<P> {
 
     /// The query's own faults (shape, F4 `as_of`, E1), or `None`.
     fn query_problems(&self, query: &ContextQuery) -> Option<String> {
+        // Bounded work first: an oversized request costs no more than
+        // reading it (`contextgraph_types::limits`).
+        if let Err(limit) = contextgraph_types::limits::check_query(query) {
+            return Some(format!("query over a limit: {limit}"));
+        }
         let mut problems: Vec<String> = query.validate().iter().map(ToString::to_string).collect();
         if let Err(e) = check_embedding(query, self.capabilities.embeddings_fingerprint.as_deref())
         {

@@ -68,3 +68,42 @@ fn e1_a_vector_of_the_declared_dimension_is_served() {
     ));
     assert_eq!(frame_ids(&host.recv()), ["frame-for:g"]);
 }
+
+/// Bounded work per request: each limit of `contextgraph_types::limits` is
+/// answered with `bad_request` naming it, before the provider sees the query.
+#[test]
+fn requests_over_a_limit_are_bad_request_with_a_sentence() {
+    use contextgraph_types::limits::{
+        MAX_ANCHORS, MAX_FRAMES, MAX_GOAL_BYTES, MAX_GOAL_TERMS, MAX_KINDS,
+    };
+    let words: Vec<String> = (0..=MAX_GOAL_TERMS).map(|i| format!("w{i}")).collect();
+    let cases = [
+        (
+            json!({"goal": "x".repeat(MAX_GOAL_BYTES + 1), "max_frames": 1, "max_tokens": 10}),
+            "goal is",
+        ),
+        (
+            json!({"goal": words.join(" "), "max_frames": 1, "max_tokens": 10}),
+            "distinct words",
+        ),
+        (
+            json!({"goal": "g", "anchors": vec!["a"; MAX_ANCHORS + 1], "max_frames": 1, "max_tokens": 10}),
+            "anchors has",
+        ),
+        (
+            json!({"goal": "g", "kinds": vec!["doc"; MAX_KINDS + 1], "max_frames": 1, "max_tokens": 10}),
+            "kinds has",
+        ),
+        (
+            json!({"goal": "g", "max_frames": MAX_FRAMES + 1, "max_tokens": 10}),
+            "max_frames is",
+        ),
+    ];
+    for (body, says) in cases {
+        let mut host = Host::handshaken(untouchable("limits"), ServeOptions::default());
+        host.send(&query(body));
+        let message = expect_error(&host.recv(), "bad_request");
+        assert!(message.contains("over the limit"), "{message}");
+        assert!(message.contains(says), "{says}: {message}");
+    }
+}

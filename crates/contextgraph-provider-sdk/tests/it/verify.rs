@@ -166,3 +166,20 @@ fn v2_a_panicking_verify_is_internal_and_the_session_survives() {
         ["frame-for:still here"]
     );
 }
+
+/// Bounded work per request: a verify naming more than
+/// `MAX_VERIFY_FRAMES` identities is `bad_request`, never run.
+#[test]
+fn a_verify_over_the_batch_limit_is_bad_request_with_a_sentence() {
+    use contextgraph_types::limits::MAX_VERIFY_FRAMES;
+    let provider = TestProvider::new("verifier")
+        .verifying()
+        .on_verify(|_| panic!("an oversized verify must not be run"));
+    let mut host = Host::handshaken(provider, ServeOptions::default());
+    let ids: Vec<FrameId> = (0..=MAX_VERIFY_FRAMES)
+        .map(|i| id(&format!("f{i}"), 'a'))
+        .collect();
+    host.send(&verify_line(&ids));
+    let message = expect_error(&host.recv(), "bad_request");
+    assert!(message.contains("split it into batches"), "{message}");
+}

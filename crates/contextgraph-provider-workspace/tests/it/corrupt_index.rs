@@ -166,3 +166,74 @@ fn snapshot_of_another_workspace_is_rebuilt() {
         other => panic!("{other:?}"),
     }
 }
+
+/// N10: another process truncating the saved index in place while a
+/// provider serves from it costs no crash (a small index is a copy, not a
+/// mapping): the reader keeps answering from what it loaded.
+#[test]
+fn n10_an_index_truncated_under_a_reader_does_not_crash_it() {
+    let f = Fixture::new();
+    let (snap, _) = index_files(&f);
+    let (p, source) = WorkspaceProvider::open(f.dir.path(), f.options()).expect("open");
+    assert_eq!(source, IndexSource::Loaded);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&snap)
+        .and_then(|file| file.set_len(0))
+        .expect("truncate in place");
+    for _ in 0..3 {
+        assert!(
+            crate::common::find(&ask(&p, &q("retry_loop")), "src/net.rs#net::retry_loop").is_some()
+        );
+    }
+}
+
+/// N6: the index store's temporary files have unpredictable names and are
+/// never written through a planted symlink; a cache directory another user
+/// owns, or that others may write to, is refused with a clear error.
+#[cfg(unix)]
+#[test]
+fn n6_the_cache_directory_must_be_the_users_own_and_temp_files_follow_no_symlink() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    let (snap, _) = index_files(&f);
+    let dir = snap.parent().unwrap().to_path_buf();
+    // A planted symlink at the old predictable temporary name is never followed.
+    let victim = f.cache.path().join("victim.txt");
+    std::fs::write(&victim, "mine").unwrap();
+    for ext in [
+        format!("tmp{}", std::process::id()),
+        format!("tmp{}", std::process::id() + 1),
+    ] {
+        let _ = std::os::unix::fs::symlink(&victim, snap.with_extension(ext));
+    }
+    f.write("src/new.rs", "pub fn fresh_marker() {}\n");
+    let p = f.open();
+    p.refresh().expect("refresh");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+    drop(p);
+    // Group- or world-writable: refused, with what to do.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let err = WorkspaceProvider::open(f.dir.path(), f.options())
+        .err()
+        .expect("a writable-by-others cache dir is refused")
+        .to_string();
+    assert!(err.contains("may be written by other users"), "{err}");
+    assert!(err.contains("CONTEXTGRAPH_WORKSPACE_CACHE"), "{err}");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Owned by another user (needs root to arrange).
+    let chowned = std::process::Command::new("chown")
+        .arg("65534:65534")
+        .arg(&dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !chowned {
+        eprintln!("skipped the ownership half: chown needs root");
+        return;
+    }
+    let err = WorkspaceProvider::open(f.dir.path(), f.options())
+        .err()
+        .expect("another user's cache dir is refused")
+        .to_string();
+    assert!(err.contains("belongs to another user (uid 65534)"), "{err}");
+}

@@ -149,3 +149,64 @@ fn symlink_out_of_root_is_not_followed() {
         "{report:?}"
     );
 }
+
+/// N7: every credential file the second trust-boundary round found served
+/// is on the deny-list, and a private key or token under an innocent name
+/// is a secret by its content.
+#[test]
+fn n7_credential_files_and_secret_content_are_never_served() {
+    let f = Fixture::empty();
+    f.write("src/ok.rs", "pub fn pangolin_visible() {}\n");
+    let names = [
+        ".bash_history",
+        ".zsh_history",
+        ".psql_history",
+        ".mysql_history",
+        ".python_history",
+        ".my.cnf",
+        ".config/gh/hosts.yml",
+        ".mcp.json",
+        ".cursor/mcp.json",
+        "claude_desktop_config.json",
+        "auth.json",
+        ".composer/auth.json",
+        ".yarnrc.yml",
+        "pip.conf",
+        ".pip/pip.conf",
+        ".bundle/config",
+        ".sentryclirc",
+        "gradle.properties",
+        "local.properties",
+        ".token",
+        "token.txt",
+        "api_key.txt",
+        "deploy_key",
+        "secret.txt",
+        "secret.yaml",
+        "htpasswd",
+    ];
+    for name in names {
+        f.write(name, "pangolin_credential = hunter2\n");
+    }
+    // Built here so this test file holds no key block or token itself.
+    let dashes = "-".repeat(5);
+    let key = format!(
+        "{dashes}BEGIN OPENSSH PRIVATE KEY{dashes}\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n{dashes}END OPENSSH PRIVATE KEY{dashes}\n"
+    );
+    f.write("notes.md", &format!("# pangolin_keynote\n\n{key}"));
+    f.write(
+        "src/settings.py",
+        &format!("PANGOLIN_TOKEN = \"gh{}_{}\"\n", "p", "aB3".repeat(12)),
+    );
+    let p = f.open();
+    let r = ask(
+        &p,
+        &q("pangolin pangolin_visible pangolin_credential hunter2 pangolin_keynote pangolin_token"),
+    );
+    let paths: Vec<&str> = r
+        .frames
+        .iter()
+        .map(|fr| fr.id.split('#').next().unwrap_or(""))
+        .collect();
+    assert_eq!(paths, ["src/ok.rs"], "only the ordinary file may be served");
+}
