@@ -47,6 +47,8 @@ pub mod consent;
 #[cfg(test)]
 mod consent_needed_tests;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod fresh;
 mod request;
 pub mod session;

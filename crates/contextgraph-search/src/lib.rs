@@ -61,6 +61,8 @@ mod unchanged;
 pub mod uri;
 pub mod vectors_file;
 pub mod walk;
+#[doc(hidden)]
+pub mod fuzz;
 mod watch;
 mod workspace;
 

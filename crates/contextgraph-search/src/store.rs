@@ -69,8 +69,8 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// version 4 file would be misread, not merely slower.
 pub const FORMAT_VERSION: u32 = 5;
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
-const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
+pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
+pub(crate) const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
 const TREE_MAGIC: &[u8; 8] = b"CGPWSTR\x01";
 
 /// The identity of the saved index files (snapshot and journal stamps):

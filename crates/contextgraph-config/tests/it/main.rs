@@ -2,3 +2,4 @@
 //! module per behaviour.
 
 mod load;
+mod fuzz_replay;
