@@ -72,7 +72,10 @@ pub fn framing(data: &[u8]) {
         match framer.next_event() {
             FrameEvent::Line => got.push(Ok(framer.line().to_vec())),
             FrameEvent::Oversized { discarded_bytes } => {
-                assert!(discarded_bytes > max as u64, "an oversized line is over the cap");
+                assert!(
+                    discarded_bytes > max as u64,
+                    "an oversized line is over the cap"
+                );
                 got.push(Err(discarded_bytes));
             }
             FrameEvent::NeedInput => {

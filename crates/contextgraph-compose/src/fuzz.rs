@@ -66,7 +66,10 @@ fn shows_token(text: &str, token: &str) -> bool {
     if !text.chars().any(|c| lookalike_hex(c).is_some()) {
         return false;
     }
-    let folded: String = text.chars().map(|c| lookalike_hex(c).unwrap_or(c)).collect();
+    let folded: String = text
+        .chars()
+        .map(|c| lookalike_hex(c).unwrap_or(c))
+        .collect();
     contains_token(&folded, token)
 }
 

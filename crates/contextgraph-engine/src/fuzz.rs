@@ -23,7 +23,11 @@ pub fn session(data: &[u8]) {
                 .unwrap_or_else(|e| panic!("a stored session loads back: {e}"));
             assert_eq!(back, session, "from_json(to_json(s)) == s");
             assert!(session.held().iter().all(|h| h.turn <= session.turn()));
-            let _ = (session.totals(), session.token(), session.unnamed_provider());
+            let _ = (
+                session.totals(),
+                session.token(),
+                session.unnamed_provider(),
+            );
         }
     }
 }

@@ -47,9 +47,9 @@ pub mod consent;
 #[cfg(test)]
 mod consent_needed_tests;
 mod error;
+mod fresh;
 #[doc(hidden)]
 pub mod fuzz;
-mod fresh;
 mod request;
 pub mod session;
 mod start;

@@ -110,12 +110,9 @@ pub fn mcp_server(data: &[u8]) {
                     let _ = refusal.response().to_string();
                 }
             }
-            let arguments = serde_json::from_slice::<Value>(line).ok().and_then(|v| {
-                v.get("params")?
-                    .get("arguments")?
-                    .as_object()
-                    .cloned()
-            });
+            let arguments = serde_json::from_slice::<Value>(line)
+                .ok()
+                .and_then(|v| v.get("params")?.get("arguments")?.as_object().cloned());
             if let Some(arguments) = arguments {
                 let arguments: JsonObject = arguments;
                 let _ = server.get_context(Some(&arguments)).await;
@@ -124,7 +121,10 @@ pub fn mcp_server(data: &[u8]) {
         }
         let transport = guarded(std::io::Cursor::new(input), tokio::io::sink());
         let session = server.clone().serve_transport(transport);
-        if tokio::time::timeout(SESSION_DEADLINE, session).await.is_err() {
+        if tokio::time::timeout(SESSION_DEADLINE, session)
+            .await
+            .is_err()
+        {
             panic!("the MCP session did not end within {SESSION_DEADLINE:?} of its input");
         }
     });
@@ -150,9 +150,8 @@ pub fn mcp_bridge(data: &[u8]) {
     else {
         return;
     };
-    let reads: Vec<ReadResourceResult> = lines
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let reads: Vec<ReadResourceResult> =
+        lines.filter_map(|l| serde_json::from_str(l).ok()).collect();
     let resources: Vec<_> = listing
         .resources
         .into_iter()

@@ -41,7 +41,11 @@ pub fn anchor(data: &[u8]) {
     if plain {
         let target = target.unwrap_or_else(|| panic!("symbol URI {uri:?} names a file"));
         assert_eq!(target.rel_path, rel, "the path of {uri:?}");
-        assert_eq!(target.local_id.as_deref(), Some(id), "the chunk id of {uri:?}");
+        assert_eq!(
+            target.local_id.as_deref(),
+            Some(id),
+            "the chunk id of {uri:?}"
+        );
     }
 }
 
@@ -133,10 +137,7 @@ fn reseal(payload: &mut [u8]) -> bool {
     };
     for i in 0..sections {
         let (off, len) = (u64_at(payload, i * 20), u64_at(payload, i * 20 + 8));
-        if let Some(section) = off
-            .checked_add(len)
-            .and_then(|end| payload.get(off..end))
-        {
+        if let Some(section) = off.checked_add(len).and_then(|end| payload.get(off..end)) {
             let crc = crc32fast::hash(section);
             payload[i * 20 + 16..i * 20 + 20].copy_from_slice(&crc.to_le_bytes());
         }

@@ -39,6 +39,8 @@
 pub mod chunk;
 mod codec;
 pub mod file_role;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod graph;
 pub mod index;
 pub mod lang;
@@ -61,8 +63,6 @@ mod unchanged;
 pub mod uri;
 pub mod vectors_file;
 pub mod walk;
-#[doc(hidden)]
-pub mod fuzz;
 mod watch;
 mod workspace;
 

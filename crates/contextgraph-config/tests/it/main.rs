@@ -1,5 +1,5 @@
 //! The integration tests of `contextgraph-config`, in one test binary; one
 //! module per behaviour.
 
-mod load;
 mod fuzz_replay;
+mod load;
