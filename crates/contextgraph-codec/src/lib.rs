@@ -45,6 +45,8 @@ pub mod decode;
 pub mod envelope;
 pub mod envelope_reader;
 pub mod framing;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod reader;
 
 #[cfg(feature = "tokio")]

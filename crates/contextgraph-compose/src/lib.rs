@@ -125,6 +125,8 @@ pub mod budget;
 mod compose;
 mod dedup;
 pub mod fence;
+#[doc(hidden)]
+pub mod fuzz;
 mod hash;
 pub mod html;
 mod keys;

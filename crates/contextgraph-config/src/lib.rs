@@ -65,6 +65,8 @@
 
 mod env;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod load;
 mod model;
 mod owner;

@@ -48,6 +48,8 @@ pub mod consent;
 mod consent_needed_tests;
 mod error;
 mod fresh;
+#[doc(hidden)]
+pub mod fuzz;
 mod request;
 pub mod session;
 mod start;

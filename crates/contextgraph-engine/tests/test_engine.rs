@@ -463,5 +463,6 @@ async fn c1_a_long_running_engine_that_creates_the_store_honours_a_grant_made_wh
     assert_eq!(f.queries_received("egress-test"), 1);
 }
 
+mod fuzz_replay;
 #[path = "session/mod.rs"]
 mod session;

@@ -18,6 +18,8 @@
 
 pub mod args;
 pub mod bridge;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod guard;
 pub mod server;
 pub mod service;

@@ -39,6 +39,8 @@
 pub mod chunk;
 mod codec;
 pub mod file_role;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod graph;
 pub mod index;
 pub mod lang;

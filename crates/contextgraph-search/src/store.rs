@@ -90,8 +90,8 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// so a version 6 index would keep serving them (their bytes unchanged).
 pub const FORMAT_VERSION: u32 = 7;
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
-const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
+pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
+pub(crate) const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
 const TREE_MAGIC: &[u8; 8] = b"CGPWSTR\x01";
 
 /// The identity of the saved index files (snapshot and journal stamps):

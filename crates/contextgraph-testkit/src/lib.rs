@@ -21,6 +21,8 @@
 //! - `mcp_fixture_server` (feature `mcp`): the MCP server the bridge tests
 //!   spawn, as a function for each crate's fixture `[[bin]]`.
 //! - [`sandbox`]: `cgp` in a scratch home and workspace.
+//! - [`fuzz_replay`]: every kept fuzz input (`fuzz/seeds`, `fuzz/regressions`)
+//!   replayed through its target's body by the stable test suite.
 //! - [`corpus`]: benchmark corpora copied into a scratch workspace, and the
 //!   process's peak memory.
 //! - [`foreign`]: a provider with the faults of other CGP implementations
@@ -37,6 +39,7 @@ pub mod corpus;
 pub mod docs_fixture;
 pub mod fixtures;
 pub mod foreign;
+pub mod fuzz_replay;
 #[cfg(feature = "http")]
 pub mod http_server;
 pub mod interop;

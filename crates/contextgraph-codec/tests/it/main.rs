@@ -12,3 +12,4 @@ mod envelope_reader;
 mod envelope_roundtrip_prop;
 mod envelope_wire_data;
 mod framing;
+mod fuzz_replay;

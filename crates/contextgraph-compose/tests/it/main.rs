@@ -8,6 +8,7 @@ mod common;
 mod composition_json;
 mod fence_injection;
 mod fencing_round_trip;
+mod fuzz_replay;
 mod global_budget;
 mod golden_output;
 mod html_report;

@@ -13,6 +13,10 @@ use rmcp::model::{Resource, ResourceContents};
 /// when the bridge checked that the disk holds exactly these bytes).
 pub const MCP_RESOURCE: &str = "mcp_resource";
 
+/// Title and citation label of a resource whose title, name and URI are all
+/// blank.
+pub const UNTITLED: &str = "untitled MCP resource";
+
 /// Code-like MIME subtypes served as `snippet` frames; all other text is `doc`.
 const CODE_MIME: &[&str] = &[
     "application/javascript",
@@ -132,12 +136,19 @@ pub fn resource_frame(
     recorded: Timestamp,
 ) -> ContextFrame {
     let kind = kind_for(mime.or(resource.mime_type.as_deref()), &resource.uri);
-    let title = [resource.title.as_deref(), Some(resource.name.as_str())]
-        .into_iter()
-        .flatten()
-        .find(|t| !t.trim().is_empty())
-        .unwrap_or(resource.uri.as_str())
-        .to_owned();
+    // The first non-blank of title, name and URI: a server may send all
+    // three blank (a URI of spaces), and a blank title or citation label
+    // would make the host quarantine the whole answer (F2, F3).
+    let title = [
+        resource.title.as_deref(),
+        Some(resource.name.as_str()),
+        Some(resource.uri.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|t| !t.trim().is_empty())
+    .unwrap_or(UNTITLED)
+    .to_owned();
     let mut builder = FrameBuilder::new(resource.uri.clone(), kind, title.clone(), text)
         .uri(resource.uri.clone())
         .score(score)
@@ -238,6 +249,22 @@ mod tests {
         assert_eq!(f.provenance[0].kind, MCP_RESOURCE);
         assert_eq!(f.provenance[0].digest, f.content_digest);
         assert_eq!(f.citation_label.as_deref(), Some("Retry policy"));
+    }
+
+    /// Found by the `mcp_bridge` fuzz target
+    /// (`fuzz/regressions/mcp_bridge/blank-uri-and-name`): a resource whose
+    /// URI is blank and that has no name gave a frame with a blank title
+    /// and no citation label, which the host quarantines.
+    #[test]
+    fn a_resource_with_only_blank_names_still_gets_a_title_and_a_label() {
+        let r = Resource::new(" ", "");
+        let f = resource_frame(&r, "text", None, 0.5, "notes", Timestamp::now());
+        assert_eq!(f.title, UNTITLED);
+        assert_eq!(f.citation_label.as_deref(), Some(UNTITLED));
+        assert!(f.validate().is_empty(), "{:?}", f.validate());
+        let named = Resource::new("mem://a", " ").with_title("\t");
+        let f = resource_frame(&named, "text", None, 0.5, "notes", Timestamp::now());
+        assert_eq!(f.title, "mem://a");
     }
 
     #[test]

@@ -3,4 +3,5 @@
 
 mod bridge;
 mod common;
+mod fuzz_replay;
 mod server;

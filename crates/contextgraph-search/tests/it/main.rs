@@ -4,6 +4,7 @@
 mod common;
 
 mod freshness;
+mod fuzz_replay;
 mod search_api;
 mod semantic;
 mod vectors_file;

@@ -1,0 +1,4 @@
+//! `anchor`: see `contextgraph_search::fuzz::anchor` for the properties checked.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| contextgraph_search::fuzz::anchor(data));

@@ -1,0 +1,4 @@
+//! `envelope`: see `contextgraph_codec::fuzz::envelope` for the properties checked.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| contextgraph_codec::fuzz::envelope(data));

@@ -1,0 +1,4 @@
+//! `mcp_bridge`: see `contextgraph_mcp::fuzz::mcp_bridge` for the properties checked.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| contextgraph_mcp::fuzz::mcp_bridge(data));
