@@ -78,6 +78,7 @@ pub use request::{
     ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
 };
 pub use session::{Session, SessionTurn};
+pub use contextgraph_provider_workspace::{BuildSnapshot, BuildStep, IndexBuild};
 pub use status::{ConsentState, ProviderStatus};
 
 /// How the engine runs, beyond the configuration.
@@ -105,6 +106,10 @@ pub struct EngineOptions {
     /// Quarantine every faulty answer whole, repairing nothing, whatever
     /// `strict_audit` says in the configuration (`--strict-audit`).
     pub strict_audit: bool,
+    /// Where in-process workspace providers report how far their index
+    /// build is, and how it is cancelled: a server that answers while it
+    /// starts (`cgp mcp`) tells its client from it.
+    pub index_build: Option<IndexBuild>,
 }
 
 enum SlotState {
@@ -216,10 +221,11 @@ impl Engine {
             let workspace = workspace.to_path_buf();
             let timeout = Duration::from_millis(config.timeout_ms_of(&provider));
             let progress = options.progress;
+            let build = options.index_build.clone();
             tasks.spawn(async move {
                 (
                     index,
-                    start::start(&provider, &workspace, timeout, progress).await,
+                    start::start(&provider, &workspace, timeout, progress, build).await,
                 )
             });
         }

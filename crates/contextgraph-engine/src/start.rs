@@ -15,7 +15,7 @@ use contextgraph_host::{
     StdioOptions, StdioProvider,
 };
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
-use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
+use contextgraph_provider_workspace::{IndexBuild, WorkspaceOptions, WorkspaceProvider};
 use tokio::time::Instant;
 
 use crate::capped::Capped;
@@ -46,6 +46,7 @@ pub(crate) async fn start(
     workspace: &Path,
     timeout: Duration,
     progress: bool,
+    build: Option<IndexBuild>,
 ) -> Result<Started, String> {
     let mut workspace_handle = None;
     let client: Arc<dyn ProviderClient> = match &provider.kind {
@@ -53,6 +54,7 @@ pub(crate) async fn start(
             let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
             let options = WorkspaceOptions {
                 progress,
+                build,
                 ..WorkspaceOptions::default()
             };
             let opened = blocking(move || {
