@@ -51,6 +51,7 @@ mod fresh;
 mod request;
 pub mod session;
 mod start;
+mod start_failure;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -501,12 +502,16 @@ impl Engine {
                 SlotState::Failed { error } => {
                     let mut summary =
                         ProviderOutcomeSummary::new(&slot.name, None, OutcomeStatus::NotStarted);
-                    summary.detail = Some(request::shorten(error));
+                    // Its lines kept (a provider's stderr reads as it was written).
+                    summary.detail = Some(request::shorten_lines(error));
                     // It appears in the audit too, under its key.
                     outcomes.push(ComposeOutcome::without_frames(
                         slot.name.clone(),
                         ComposeStatus::Crashed {
-                            detail: format!("did not start: {}", request::shorten(error)),
+                            detail: format!(
+                                "did not start: {}",
+                                request::shorten(&start_failure::one_line(error))
+                            ),
                         },
                     ));
                     summaries.push(summary);
@@ -545,7 +550,7 @@ impl Engine {
             };
             let status = match &slot.state {
                 SlotState::Failed { error } => ProviderStatus {
-                    health: Err(request::shorten(error)),
+                    health: Err(request::shorten(&start_failure::one_line(error))),
                     ..base
                 },
                 SlotState::Ready {

@@ -118,7 +118,12 @@ pub(crate) async fn start(
         }),
         Err(e) => {
             client.shutdown().await;
-            Err(e.to_string())
+            Err(match &provider.kind {
+                ProviderKind::Stdio {
+                    command, args, cwd, ..
+                } => crate::start_failure::describe(&e, command, args, cwd.as_deref()),
+                _ => e.to_string(),
+            })
         }
     }
 }
