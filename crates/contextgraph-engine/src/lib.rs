@@ -74,12 +74,12 @@ pub use consent::{
     grant_command, ledger_entries, revoke, shell_quote, store_path, ConsentNeeded, GrantRequest,
     LedgerEntry,
 };
+pub use contextgraph_provider_workspace::{BuildSnapshot, BuildStep, IndexBuild};
 pub use error::EngineError;
 pub use request::{
     ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
 };
 pub use session::{Session, SessionTurn};
-pub use contextgraph_provider_workspace::{BuildSnapshot, BuildStep, IndexBuild};
 pub use status::{ConsentState, ProviderStatus};
 
 /// How the engine runs, beyond the configuration.

@@ -97,13 +97,18 @@ mod tests {
             Some(Path::new("/repo")),
         );
         assert!(
-            text.starts_with("`python3 provider.py` (in /repo) exited before it answered the CGP handshake"),
+            text.starts_with(
+                "`python3 provider.py` (in /repo) exited before it answered the CGP handshake"
+            ),
             "{text}"
         );
         assert!(!text.contains("\\u{a}"), "{text}");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
-        assert_eq!(lines[3], "    ImportError: no foo\\u{1b}[2J", "escapes stay escaped");
+        assert_eq!(
+            lines[3], "    ImportError: no foo\\u{1b}[2J",
+            "escapes stay escaped"
+        );
         assert_eq!(
             one_line(&text).matches(" | ").count(),
             3,
@@ -126,6 +131,8 @@ mod tests {
             provider: "p".into(),
             stderr_tail: String::new(),
         });
-        assert!(describe(&silent, Path::new("p"), &[], None).ends_with("it wrote nothing on stderr"));
+        assert!(
+            describe(&silent, Path::new("p"), &[], None).ends_with("it wrote nothing on stderr")
+        );
     }
 }

@@ -30,7 +30,6 @@ pub use server::{
 };
 pub use service::{
     rank_by_score, ContextService, ContextToolReply, ContextToolRequest, FrameEntry, Health,
-    Preparing, ProviderContribution,
-    ProviderListing, Readiness, SessionReply,
+    Preparing, ProviderContribution, ProviderListing, Readiness, SessionReply,
 };
 pub use session::{session_key, SessionSlots};

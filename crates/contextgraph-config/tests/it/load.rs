@@ -392,11 +392,17 @@ fn a_command_with_a_space_is_refused_with_the_args_form_to_use() {
     let text = e.to_string();
     assert_eq!(at(&e).2, Some("providers.p.command"), "{text}");
     assert!(text.contains("arguments go in `args`"), "{text}");
-    assert!(text.contains("args = [\\\"provider.py\\\"]") || text.contains("args = [\"provider.py\"]"), "{text}");
+    assert!(
+        text.contains("args = [\\\"provider.py\\\"]") || text.contains("args = [\"provider.py\"]"),
+        "{text}"
+    );
     // A path with a space that exists is a program.
     let dir = tempfile::tempdir().unwrap();
     let program = write(&dir.path().join("my tools/provider"), "#!/bin/sh\n");
-    let text = format!("[providers.p]\ncommand = {:?}\n", program.display().to_string());
+    let text = format!(
+        "[providers.p]\ncommand = {:?}\n",
+        program.display().to_string()
+    );
     let config =
         Config::from_toml_str(&text, &dir.path().join("cgp.toml"), &Environment::default())
             .unwrap();

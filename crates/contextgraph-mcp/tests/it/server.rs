@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use contextgraph_compose::Citation;
 use contextgraph_mcp::{
-    estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, FrameEntry, Health,
-    McpServer,
-    McpServerOptions, Preparing, ProviderContribution, ProviderListing, Readiness, SessionReply,
+    estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, FrameEntry,
+    Health, McpServer, McpServerOptions, Preparing, ProviderContribution, ProviderListing,
+    Readiness, SessionReply,
 };
 use contextgraph_types::{FrameId, FrameKind, UsageReport};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -439,9 +439,15 @@ async fn a_call_while_the_service_starts_answers_how_far_it_is_when_the_wait_run
         let result = call(&client, tool, args).await;
         assert_eq!(result.is_error, Some(true), "{tool}");
         let text = text_of(&result);
-        assert!(text.starts_with("cgp is indexing /repo: 1200 of 24000 files. No context yet"), "{text}");
+        assert!(
+            text.starts_with("cgp is indexing /repo: 1200 of 24000 files. No context yet"),
+            "{text}"
+        );
     }
-    assert!(fake.seen.lock().unwrap().is_empty(), "nothing was asked of a service still starting");
+    assert!(
+        fake.seen.lock().unwrap().is_empty(),
+        "nothing was asked of a service still starting"
+    );
 
     // Ready during the wait: the call is answered.
     let options = McpServerOptions {
@@ -468,8 +474,15 @@ async fn get_context_says_it_is_not_idempotent_and_how_to_get_held_blocks_again(
     assert_eq!(hints.read_only_hint, Some(true));
     assert_eq!(hints.idempotent_hint, Some(false));
     let description = tool.description.as_deref().unwrap();
-    for needle in ["Already in context, unchanged (not resent)", "\"fresh\": true", "new \"session\" name"] {
-        assert!(description.contains(needle), "{needle:?} not in {description}");
+    for needle in [
+        "Already in context, unchanged (not resent)",
+        "\"fresh\": true",
+        "new \"session\" name",
+    ] {
+        assert!(
+            description.contains(needle),
+            "{needle:?} not in {description}"
+        );
     }
     assert!(tool.input_schema["properties"]["fresh"]["type"] == "boolean");
     client.cancel().await.unwrap();
