@@ -2,10 +2,13 @@
 //!
 //! MCP clients consume *tools*, not CGP frames, so the server offers two:
 //!
-//! - `get_context` (`goal`, `budget`, `kinds`, `anchors`): the composed,
-//!   fenced prompt block as text content, and the citations (label →
-//!   FrameId + provenance), the budget actually applied and each provider's
-//!   contribution as structured content;
+//! - `get_context` (`goal`, `budget`, `kinds`, `anchors`, `session`,
+//!   `fresh`): the composed, fenced prompt block as text content, and as
+//!   structured content what a program needs without the text again: an
+//!   entry per block (label, provider, id, score, rank, tokens), the budget
+//!   actually applied, each provider's contribution, the session's account
+//!   and UR1 usage figures. Not idempotent: a repeat within a session lists
+//!   by label what it sent before, and `fresh` starts the session over;
 //! - `list_providers`: every configured provider with version, transport,
 //!   consent state and health.
 //!
