@@ -44,13 +44,13 @@ pub(crate) fn describe(
             format!("`{command}`{place} did not answer the CGP handshake within {timeout_ms} ms (H3); it is hung or not a CGP provider, or raise its timeout_ms"),
             stderr_tail.as_str(),
         ),
-        RequestError::Spawn { detail, .. } => (
-            format!(
+        // It never ran: there is no stderr to show.
+        RequestError::Spawn { detail, .. } => {
+            return format!(
                 "cannot run `{command}`{place}: {}; check that the program exists (a bare name is looked up on PATH) and is executable",
                 bounded(detail, 200)
-            ),
-            "",
-        ),
+            )
+        }
         other => return other.to_string(),
     };
     // The host keeps the tail already made safe, its line breaks escaped
