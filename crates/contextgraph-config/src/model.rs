@@ -197,7 +197,10 @@ pub enum ProviderKind {
         /// Variables passed through from the host's environment.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         pass_env: Vec<String>,
-        /// Its working directory.
+        /// Its working directory: `cwd` from the file, else the directory of
+        /// the file that configures it (so relative paths in `args` are
+        /// relative to that file). `None` only for a provider built in code
+        /// (the process's directory).
         #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<PathBuf>,
     },

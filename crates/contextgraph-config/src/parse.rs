@@ -395,6 +395,18 @@ fn stdio(
     } else {
         PathBuf::from(command.get_ref())
     };
+    // `command = "python3 provider.py"` is a command line, not a program:
+    // nothing splits it, and starting it would fail with "No such file or
+    // directory". A path with a space that exists is a program all the same.
+    if command.get_ref().contains(char::is_whitespace)
+        && !(command.get_ref().contains('/') && program.is_file())
+    {
+        return Err(ctx.at(
+            command.span(),
+            key("command"),
+            "holds a space: `command` is the program alone, and its arguments go in `args`, e.g. command = \"python3\" and args = [\"provider.py\"]",
+        ));
+    }
     let env = match &raw.env {
         None => BTreeMap::new(),
         Some(env) => {
@@ -428,12 +440,17 @@ fn stdio(
             .unwrap_or_default(),
         env,
         pass_env,
-        cwd: raw
-            .cwd
-            .as_ref()
-            .map(|c| ctx.path_value(c, "cwd"))
-            .transpose()
-            .map_err(|e| rekey(e, key("cwd")))?,
+        // By default it runs in this file's directory, so relative paths in
+        // `args` mean what they say from here, whatever directory cgp was
+        // started in.
+        cwd: Some(
+            raw.cwd
+                .as_ref()
+                .map(|c| ctx.path_value(c, "cwd"))
+                .transpose()
+                .map_err(|e| rekey(e, key("cwd")))?
+                .unwrap_or_else(|| ctx.base.clone()),
+        ),
     })
 }
 

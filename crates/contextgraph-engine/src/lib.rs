@@ -53,6 +53,7 @@ pub mod fuzz;
 mod request;
 pub mod session;
 mod start;
+mod start_failure;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +76,7 @@ pub use consent::{
     grant_command, ledger_entries, revoke, shell_quote, store_path, ConsentNeeded, GrantRequest,
     LedgerEntry,
 };
+pub use contextgraph_provider_workspace::{BuildSnapshot, BuildStep, IndexBuild};
 pub use error::EngineError;
 pub use request::{
     ContextAnswer, ContextRequest, OutcomeStatus, ProviderOutcomeSummary, MAX_FRAMES,
@@ -107,6 +109,10 @@ pub struct EngineOptions {
     /// Quarantine every faulty answer whole, repairing nothing, whatever
     /// `strict_audit` says in the configuration (`--strict-audit`).
     pub strict_audit: bool,
+    /// Where in-process workspace providers report how far their index
+    /// build is, and how it is cancelled: a server that answers while it
+    /// starts (`cgp mcp`) tells its client from it.
+    pub index_build: Option<IndexBuild>,
 }
 
 enum SlotState {
@@ -218,10 +224,11 @@ impl Engine {
             let workspace = workspace.to_path_buf();
             let timeout = Duration::from_millis(config.timeout_ms_of(&provider));
             let progress = options.progress;
+            let build = options.index_build.clone();
             tasks.spawn(async move {
                 (
                     index,
-                    start::start(&provider, &workspace, timeout, progress).await,
+                    start::start(&provider, &workspace, timeout, progress, build).await,
                 )
             });
         }
@@ -511,12 +518,16 @@ impl Engine {
                 SlotState::Failed { error } => {
                     let mut summary =
                         ProviderOutcomeSummary::new(&slot.name, None, OutcomeStatus::NotStarted);
-                    summary.detail = Some(request::shorten(error));
+                    // Its lines kept (a provider's stderr reads as it was written).
+                    summary.detail = Some(request::shorten_lines(error));
                     // It appears in the audit too, under its key.
                     outcomes.push(ComposeOutcome::without_frames(
                         slot.name.clone(),
                         ComposeStatus::Crashed {
-                            detail: format!("did not start: {}", request::shorten(error)),
+                            detail: format!(
+                                "did not start: {}",
+                                request::shorten(&start_failure::one_line(error))
+                            ),
                         },
                     ));
                     summaries.push(summary);
@@ -555,7 +566,7 @@ impl Engine {
             };
             let status = match &slot.state {
                 SlotState::Failed { error } => ProviderStatus {
-                    health: Err(request::shorten(error)),
+                    health: Err(request::shorten(&start_failure::one_line(error))),
                     ..base
                 },
                 SlotState::Ready {

@@ -141,6 +141,17 @@ pub(crate) fn shorten(text: &str) -> String {
     contextgraph_types::display_text::bounded(text, MAX_DETAIL_CHARS)
 }
 
+/// [`shorten`] line by line, newlines kept: each line is made safe on its
+/// own, and at most [`start_failure::MAX_STDERR_LINES`](crate::start_failure::MAX_STDERR_LINES)
+/// + 1 lines are kept.
+pub(crate) fn shorten_lines(text: &str) -> String {
+    text.lines()
+        .take(crate::start_failure::MAX_STDERR_LINES + 1)
+        .map(shorten)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Map one host outcome of the provider keyed `name` (which announced
 /// `announced`) to the composer's input and a summary. `grant` builds the
 /// exact consent command for a list of scopes.

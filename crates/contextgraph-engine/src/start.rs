@@ -15,7 +15,7 @@ use contextgraph_host::{
     StdioOptions, StdioProvider,
 };
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
-use contextgraph_provider_workspace::{WorkspaceOptions, WorkspaceProvider};
+use contextgraph_provider_workspace::{IndexBuild, WorkspaceOptions, WorkspaceProvider};
 use tokio::time::Instant;
 
 use crate::capped::Capped;
@@ -46,6 +46,7 @@ pub(crate) async fn start(
     workspace: &Path,
     timeout: Duration,
     progress: bool,
+    build: Option<IndexBuild>,
 ) -> Result<Started, String> {
     let mut workspace_handle = None;
     let client: Arc<dyn ProviderClient> = match &provider.kind {
@@ -56,6 +57,7 @@ pub(crate) async fn start(
             // reads them: a signal's worth is measurable with `cgp context`.
             let options = WorkspaceOptions {
                 progress,
+                build,
                 ..WorkspaceOptions::default()
             }
             .with_ranking_from_env()
@@ -127,7 +129,12 @@ pub(crate) async fn start(
         }),
         Err(e) => {
             client.shutdown().await;
-            Err(e.to_string())
+            Err(match &provider.kind {
+                ProviderKind::Stdio {
+                    command, args, cwd, ..
+                } => crate::start_failure::describe(&e, command, args, cwd.as_deref()),
+                _ => e.to_string(),
+            })
         }
     }
 }

@@ -17,7 +17,8 @@ pub const MAX_ANCHORS: usize = 64;
 pub const MAX_ANCHOR_BYTES: usize = 4 * 1024;
 
 /// The members `get_context` accepts.
-pub const GET_CONTEXT_MEMBERS: [&str; 5] = ["goal", "budget", "kinds", "anchors", "session"];
+pub const GET_CONTEXT_MEMBERS: [&str; 6] =
+    ["goal", "budget", "kinds", "anchors", "session", "fresh"];
 
 /// Longest `session` name accepted, in bytes.
 pub const MAX_SESSION_NAME: usize = 64;
@@ -35,6 +36,8 @@ pub struct GetContextArgs {
     pub anchors: Vec<String>,
     /// A named session within the connection (`None`: the connection's own).
     pub session: Option<String>,
+    /// Start the session over (send everything in full).
+    pub fresh: bool,
 }
 
 /// Check `arguments` against the `get_context` input schema. The error is
@@ -188,6 +191,18 @@ pub fn parse_get_context(arguments: Option<&Map<String, Value>>) -> Result<GetCo
         }
     };
 
+    let fresh = match args.get("fresh") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            problems.push(format!(
+                "`fresh` must be true or false, got {}",
+                type_name(other)
+            ));
+            false
+        }
+    };
+
     match (goal, problems.is_empty()) {
         (Some(goal), true) => Ok(GetContextArgs {
             goal,
@@ -195,6 +210,7 @@ pub fn parse_get_context(arguments: Option<&Map<String, Value>>) -> Result<GetCo
             kinds,
             anchors,
             session,
+            fresh,
         }),
         _ => Err(format!(
             "invalid get_context arguments: {}",
@@ -266,6 +282,11 @@ mod tests {
         assert_eq!(a.budget, Some(4000));
         assert_eq!(a.kinds, vec![FrameKind::Doc, FrameKind::Snippet]);
         assert_eq!(a.anchors, vec!["src/a.rs".to_owned()]);
+        assert!(!a.fresh);
+        assert!(parse(json!({"goal": "g", "fresh": true})).unwrap().fresh);
+        assert!(parse(json!({"goal": "g", "fresh": "yes"}))
+            .unwrap_err()
+            .contains("`fresh` must be true or false"));
     }
 
     #[test]

@@ -28,10 +28,10 @@ pub mod session;
 pub use bridge::{BridgeError, BridgeOptions, McpBridge};
 pub use server::{
     estimate_model_tokens, McpServeError, McpServer, McpServerOptions, DEFAULT_BUDGET,
-    DEFAULT_MAX_RESULT_TOKENS,
+    DEFAULT_MAX_RESULT_TOKENS, DEFAULT_READY_WAIT, DEFAULT_RESULT_TOKENS,
 };
 pub use service::{
-    ContextService, ContextToolReply, ContextToolRequest, Health, ProviderContribution,
-    ProviderListing, SessionReply,
+    rank_by_score, ContextService, ContextToolReply, ContextToolRequest, FrameEntry, Health,
+    Preparing, ProviderContribution, ProviderListing, Readiness, SessionReply,
 };
 pub use session::{session_key, SessionSlots};

@@ -2,10 +2,13 @@
 //!
 //! MCP clients consume *tools*, not CGP frames, so the server offers two:
 //!
-//! - `get_context` (`goal`, `budget`, `kinds`, `anchors`): the composed,
-//!   fenced prompt block as text content, and the citations (label →
-//!   FrameId + provenance), the budget actually applied and each provider's
-//!   contribution as structured content;
+//! - `get_context` (`goal`, `budget`, `kinds`, `anchors`, `session`,
+//!   `fresh`): the composed, fenced prompt block as text content, and as
+//!   structured content what a program needs without the text again: an
+//!   entry per block (label, provider, id, score, rank, tokens), the budget
+//!   actually applied, each provider's contribution, the session's account
+//!   and UR1 usage figures. Not idempotent: a repeat within a session lists
+//!   by label what it sent before, and `fresh` starts the session over;
 //! - `list_providers`: every configured provider with version, transport,
 //!   consent state and health.
 //!
@@ -29,23 +32,34 @@
 //! error (the request cannot be routed).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::args::{known_kind_names, parse_get_context, parse_list_providers, MAX_ANCHORS};
-use crate::service::{ContextService, ContextToolReply, ContextToolRequest, ProviderListing};
+use crate::service::{
+    ContextService, ContextToolReply, ContextToolRequest, ProviderListing, Readiness,
+};
 
 /// Default cap on one tool result, in model tokens.
 pub const DEFAULT_MAX_RESULT_TOKENS: u32 = 25_000;
+/// Largest result (text and structured content, model tokens) of a call
+/// that gives no `budget`, when the configured budget is not larger: the
+/// size past which common MCP clients warn that a tool result is large.
+pub const DEFAULT_RESULT_TOKENS: u32 = 10_000;
 /// Default `get_context` budget when the caller gives none, in model tokens.
 pub const DEFAULT_BUDGET: u32 = 8_000;
+/// Default longest wait of a call for a service still starting (see
+/// [`McpServerOptions::ready_wait`]): well under the 60 s after which common
+/// MCP clients give up on a request.
+pub const DEFAULT_READY_WAIT: Duration = Duration::from_secs(25);
 /// Most compositions tried for one call while shrinking to fit the cap.
 pub const MAX_COMPOSE_ATTEMPTS: usize = 4;
 /// Smallest budget worth composing for; below it the call fails instead.
@@ -75,6 +89,10 @@ pub struct McpServerOptions {
     pub server_name: String,
     /// Version announced in `initialize`.
     pub server_version: String,
+    /// Longest a tool call waits for a service still starting (an index
+    /// being built) before it answers with how far it is. `initialize` and
+    /// `tools/list` never wait.
+    pub ready_wait: Duration,
 }
 
 impl Default for McpServerOptions {
@@ -84,6 +102,7 @@ impl Default for McpServerOptions {
             max_result_tokens: DEFAULT_MAX_RESULT_TOKENS,
             server_name: "cgp".to_owned(),
             server_version: env!("CARGO_PKG_VERSION").to_owned(),
+            ready_wait: DEFAULT_READY_WAIT,
         }
     }
 }
@@ -195,6 +214,13 @@ impl<S: ContextService> McpServer<S> {
             .budget
             .unwrap_or(u64::from(self.options.default_budget))
             .max(1);
+        // A call that gives no budget gets a result (text and structured
+        // content) under DEFAULT_RESULT_TOKENS, where common clients start
+        // to warn, unless the configured budget itself asks for more.
+        let limit = match args.budget {
+            Some(_) => cap,
+            None => cap.min(DEFAULT_RESULT_TOKENS.max(self.options.default_budget)),
+        };
         let mut applied = u32::try_from(requested.min(u64::from(cap))).unwrap_or(cap);
         let mut last_estimate = 0;
         let key = crate::session::session_key(self.connection, args.session.as_deref());
@@ -204,22 +230,25 @@ impl<S: ContextService> McpServer<S> {
                 budget: applied,
                 kinds: args.kinds.clone(),
                 anchors: args.anchors.clone(),
+                // Every attempt starts from the same committed state (or,
+                // fresh, from nothing): only the one sent is committed.
+                fresh: args.fresh,
                 session: Some(key.clone()),
             };
             let reply = match self.service.get_context(request).await {
                 Ok(reply) => reply,
                 Err(message) => return error_result(format!("get_context failed: {message}")),
             };
-            let result = context_result(&args.goal, &reply, requested, applied, cap);
+            let result = context_result(&reply, requested, applied, limit);
             last_estimate = result_estimate(&result);
-            if last_estimate <= u64::from(cap) {
+            if last_estimate <= u64::from(limit) {
                 if let Some(turn) = &reply.session {
                     self.service.commit_session(&key, turn.ticket).await;
                 }
                 return result;
             }
             // Shrink in proportion to the overshoot, with 10% headroom.
-            let scaled = u64::from(applied) * u64::from(cap) * 9 / (last_estimate * 10);
+            let scaled = u64::from(applied) * u64::from(limit) * 9 / (last_estimate * 10);
             let next = u32::try_from(scaled)
                 .unwrap_or(applied)
                 .min(applied.saturating_sub(1));
@@ -229,8 +258,54 @@ impl<S: ContextService> McpServer<S> {
             applied = next;
         }
         error_result(format!(
-            "the context for this goal does not fit the {cap}-token result cap even at a budget of {applied} model tokens (last result ≈{last_estimate} tokens, mostly citations); narrow `kinds`, give `anchors`, or raise the cap with `cgp mcp --max-result-tokens`"
+            "the context for this goal does not fit the {limit}-token result cap even at a budget of {applied} model tokens (last result ≈{last_estimate} tokens, mostly citations); narrow `kinds`, give `anchors`, or raise the cap with `cgp mcp --max-result-tokens`"
         ))
+    }
+
+    /// Wait, at most [`McpServerOptions::ready_wait`], for the service to
+    /// be ready, sending MCP progress notifications to a client that gave a
+    /// progress token (each time the work done grows, and once at once).
+    /// `None` when it is ready; else the result to answer with: how far it is.
+    async fn wait_until_ready(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResult> {
+        let token = context.meta.get_progress_token();
+        let cancelled = &context.ct;
+        let deadline = tokio::time::Instant::now() + self.options.ready_wait;
+        let mut reported: Option<u64> = None;
+        loop {
+            let preparing = match self.service.readiness() {
+                Readiness::Ready => return None,
+                Readiness::Preparing(p) => p,
+            };
+            if let Some(token) = &token {
+                // MCP: the progress value must grow with each notification.
+                if reported.is_none_or(|r| preparing.done > r) {
+                    reported = Some(preparing.done);
+                    let mut param =
+                        ProgressNotificationParam::new(token.clone(), preparing.done as f64)
+                            .with_message(preparing.message.clone());
+                    if let Some(total) = preparing.total {
+                        param = param.with_total(total as f64);
+                    }
+                    // A client that cannot take it still gets the result.
+                    let _ = context.peer.notify_progress(param).await;
+                }
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline || cancelled.is_cancelled() {
+                return Some(error_result(format!(
+                    "{}. No context yet: call again in a while (once the index is built, answers are immediate, also after a restart).",
+                    preparing.message
+                )));
+            }
+            let step = (deadline - now).min(Duration::from_millis(200));
+            tokio::select! {
+                () = tokio::time::sleep(step) => {}
+                () = cancelled.cancelled() => {}
+            }
+        }
     }
 
     /// Answer one `list_providers` call.
@@ -271,9 +346,14 @@ impl<S: ContextService> ServerHandler for McpServer<S> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.as_ref();
+        if matches!(request.name.as_ref(), GET_CONTEXT | LIST_PROVIDERS) {
+            if let Some(notice) = self.wait_until_ready(&context).await {
+                return Ok(notice.into());
+            }
+        }
         let result = match request.name.as_ref() {
             GET_CONTEXT => self.get_context(arguments).await,
             LIST_PROVIDERS => self.list_providers(arguments).await,
@@ -294,8 +374,10 @@ fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
+/// Told to the model whenever a result names blocks by label only.
+pub const RECOVER_HINT: &str = "If those blocks are no longer in your context (the conversation was compacted or cleared), call get_context again with \"fresh\": true to receive every block in full.";
+
 fn context_result(
-    goal: &str,
     reply: &ContextToolReply,
     requested: u64,
     applied: u32,
@@ -306,6 +388,15 @@ fn context_result(
     let notes = reply.session.as_ref().map_or("", |s| s.notes.as_str());
     if !notes.is_empty() {
         content.push(ContentBlock::text(notes.to_owned()));
+    }
+    let holds = reply.session.as_ref().is_some_and(|s| {
+        s.report["unchanged"].as_u64().is_some_and(|n| n > 0)
+            || s.report["moved"].as_array().is_some_and(|a| !a.is_empty())
+    });
+    if holds {
+        // The model may have lost them (its client compacted or cleared
+        // the conversation); it is told how to get them again.
+        content.push(ContentBlock::text(RECOVER_HINT.to_owned()));
     }
     if reply.prompt.is_empty() && !notes.is_empty() {
         // Everything relevant is already in context, or withdrawn: the notes say so.
@@ -325,27 +416,51 @@ fn context_result(
     }
     if capped {
         content.push(ContentBlock::text(format!(
-            "Note: the budget was capped at {applied} model tokens (you asked for {requested}) so this result stays within the MCP result limit of {cap} tokens; ask a narrower goal, or raise the limit with `cgp mcp --max-result-tokens`."
+            "Note: the budget was capped at {applied} model tokens (asked: {requested}) so this result stays under {cap} tokens; ask a narrower goal, give `budget` for more, or raise the limit with `cgp mcp --max-result-tokens`."
         )));
     }
+    // What a program needs beside the text, never the text again: each
+    // block's label, identity, rank and cost, the budget, each provider's
+    // part, the session's account in labels and the UR1 figures.
     let mut structured = json!({
-        "goal": goal,
         "budget": {
             "requested": requested,
             "applied": applied,
             "cap": cap,
             "capped": capped,
         },
-        "citations": reply.citations,
+        "frames": reply.frames,
         "providers": reply.providers,
     });
     if let (Some(turn), Some(map)) = (&reply.session, structured.as_object_mut()) {
         map.insert("session".to_owned(), turn.report.clone());
-        map.insert("usage".to_owned(), json!(turn.usage));
+        map.insert("usage".to_owned(), usage_figures(&turn.usage));
     }
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
+}
+
+/// UR1 as figures: each frame's cost is on its entry in `frames`, so the
+/// per-provider lists of served frames are not repeated.
+fn usage_figures(usage: &contextgraph_types::UsageReport) -> Value {
+    let providers: Vec<Value> = usage
+        .providers
+        .iter()
+        .map(|p| {
+            json!({
+                "provider": p.provider_id,
+                "frames_served": p.served_frames.len(),
+                "frames_rejected": p.frames_rejected,
+                "token_cost": p.token_cost,
+            })
+        })
+        .collect();
+    json!({
+        "budget_requested": usage.budget_requested,
+        "budget_consumed": usage.budget_consumed,
+        "providers": providers,
+    })
 }
 
 fn providers_result(providers: &[ProviderListing]) -> CallToolResult {
@@ -425,7 +540,11 @@ fn get_context_tool(options: &McpServerOptions) -> Tool {
             "session": {
                 "type": "string",
                 "pattern": "^[A-Za-z0-9._-]{1,64}$",
-                "description": "A separate conversation within this connection (default: the connection's own). Evidence already sent in the session is listed by label, not resent, while it is unchanged."
+                "description": "A separate conversation within this connection (default: the connection's own). Evidence already sent in the session is listed by label, not resent, while it is unchanged; a new name starts with nothing held."
+            },
+            "fresh": {
+                "type": "boolean",
+                "description": "Start the session over and send every block in full, as to a conversation that holds nothing. Use it when blocks listed as \"Already in context\" are no longer in your context (after the conversation was compacted or cleared)."
             }
         },
         "required": ["goal"],
@@ -435,15 +554,22 @@ fn get_context_tool(options: &McpServerOptions) -> Tool {
         GET_CONTEXT,
         Some(
             "The best evidence for a goal from the configured Context Graph providers (code, docs, …), \
-             as one prompt block of fenced, labelled, quoted excerpts, with citations \
-             (label → source and SHA-256 digest) in the structured result. Calls in one session \
-             do not resend evidence you already hold: it is listed by label while unchanged, resent \
-             with a note when it changed, and named as withdrawn when it is gone."
+             as one prompt block of fenced, labelled, quoted excerpts; the structured result maps \
+             each label to its source, digest, score and rank. Calls of one connection are turns \
+             of a session, so a repeated or overlapping goal answers differently: evidence sent \
+             earlier and still unchanged is not sent again but listed by label under \"Already in \
+             context, unchanged (not resent)\" — it refers to blocks of your earlier get_context \
+             results. If you no longer have those blocks (your conversation was compacted or \
+             cleared), call again with \"fresh\": true, or with a new \"session\" name, to get \
+             every block in full. Changed evidence is resent with a note naming the label it \
+             replaces; evidence that is gone is named as withdrawn."
                 .into(),
         ),
         input,
     )
-    .with_annotations(read_only())
+    // Read-only, but not idempotent: a repeat within a session lists by
+    // label what the first call sent in full.
+    .with_annotations(read_only().idempotent(false))
 }
 
 fn list_providers_tool() -> Tool {

@@ -24,6 +24,11 @@ pub struct ContextToolRequest {
     pub kinds: Vec<FrameKind>,
     /// Focal resources (URIs or workspace paths) that bias relevance.
     pub anchors: Vec<String>,
+    /// Start the session over before this turn: every frame is sent in full,
+    /// as to a model that holds nothing (after its client compacted or
+    /// cleared the conversation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
     /// The session this call is a turn of ([`crate::session::session_key`]):
     /// the service answers relative to what that session's model already
     /// holds and stages the turn, which the server then commits with
@@ -37,8 +42,8 @@ pub struct ContextToolRequest {
 pub struct ContextToolReply {
     /// The fenced prompt block (empty when no frame fitted).
     pub prompt: String,
-    /// One citation per fenced block, in prompt order.
-    pub citations: Vec<Citation>,
+    /// One entry per fenced block, in prompt order.
+    pub frames: Vec<FrameEntry>,
     /// What each provider contributed, including those that contributed
     /// nothing and why.
     pub providers: Vec<ProviderContribution>,
@@ -46,6 +51,76 @@ pub struct ContextToolReply {
     /// what is withdrawn, and the usage figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionReply>,
+}
+
+/// One block of the prompt, as a program needs it: how to cite it, its
+/// identity and how it ranked; never its text, which is in the prompt once.
+/// Kept small on purpose (a result carries up to 64 of them beside the
+/// text): the block's `label` names its file and lines, and a program that
+/// needs more asks the provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameEntry {
+    /// The label the block is cited by (its `label` attribute).
+    pub label: String,
+    /// The provider it came from (its `cgp.toml` key).
+    pub provider: String,
+    /// The frame's id at that provider.
+    pub id: String,
+    /// The provider's relevance score, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// 1 for the most relevant block of this result (by score), 2 for the
+    /// next, … (the prompt's order places the best at its edges).
+    pub rank: u32,
+    /// Budget tokens of its content (UR1: the result's `usage` sums them).
+    pub tokens: u64,
+    /// In a session, why a block the model held before is sent again:
+    /// `changed` (it `replaces` an earlier label) or `unconfirmed` (resent;
+    /// `detail` says why). Absent for a block new to the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The earlier label this block supersedes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+    /// Why a held frame could not be confirmed unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl FrameEntry {
+    /// An entry for `citation`, before rank, cost and session reason.
+    pub fn from_citation(citation: &Citation, score: Option<f64>) -> Self {
+        FrameEntry {
+            label: citation.label.clone(),
+            provider: citation.frame.provider_id.clone(),
+            id: citation.frame.frame_id.clone(),
+            score,
+            rank: 0,
+            tokens: 0,
+            reason: None,
+            replaces: None,
+            detail: None,
+        }
+    }
+}
+
+/// Number `frames` 1, 2, … by score, best first (ties and frames without
+/// a score keep their prompt order, after those with one).
+pub fn rank_by_score(frames: &mut [FrameEntry]) {
+    let mut order: Vec<usize> = (0..frames.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (sa, sb) = (frames[a].score, frames[b].score);
+        match (sa, sb) {
+            (Some(x), Some(y)) => y.partial_cmp(&x).unwrap_or(std::cmp::Ordering::Equal),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then(a.cmp(&b))
+    });
+    for (rank, i) in order.into_iter().enumerate() {
+        frames[i].rank = u32::try_from(rank + 1).unwrap_or(u32::MAX);
+    }
 }
 
 /// A session turn, as the tool reports it.
@@ -56,8 +131,11 @@ pub struct SessionReply {
     /// Notes for the model, shown before the blocks (outside any fence):
     /// already in context, changed, resent, withdrawn.
     pub notes: String,
-    /// The turn in structured form (turn, sent, unchanged, withdrawn,
-    /// figures, totals, …), as the service reports it.
+    /// The turn in structured form, without what the prompt and
+    /// [`ContextToolReply::frames`] already carry: turn, how many frames of
+    /// the answer the model already holds (`unchanged`; the note in the text
+    /// names them), those it holds under an old label (`moved`), those
+    /// `withdrawn` with why, this turn's `figures` and the session's `totals`.
     pub report: serde_json::Value,
     /// UR1 usage report of this call: the frames it sent.
     pub usage: contextgraph_types::UsageReport,
@@ -152,6 +230,29 @@ pub struct Health {
     pub error: Option<String>,
 }
 
+/// Whether a service can answer now ([`ContextService::readiness`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Readiness {
+    /// It answers now (or fails with an error that says why).
+    Ready,
+    /// It is still starting (an index being built): how far it is.
+    Preparing(Preparing),
+}
+
+/// How far a starting service is, as MCP progress (`notifications/progress`)
+/// and as the notice a call gets when the wait for it runs out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preparing {
+    /// Work done so far (files indexed); never decreases.
+    pub done: u64,
+    /// Work to do, when known (files to index).
+    pub total: Option<u64>,
+    /// What is happening, in a sentence (`indexing /repo: 1,200 of 24,000
+    /// files, about 2 min to go`).
+    pub message: String,
+}
+
 /// What the MCP server asks for. Implement it over the real engine (the CLI
 /// does) or over canned data (tests do).
 ///
@@ -167,6 +268,15 @@ pub trait ContextService: Send + Sync + 'static {
 
     /// Every configured provider with its consent state and health.
     fn list_providers(&self) -> impl Future<Output = Result<Vec<ProviderListing>, String>> + Send;
+
+    /// Whether a call can be answered now. A service that starts in the
+    /// background (indexing a repository) says how far it is; the server
+    /// then waits a bounded time, reporting progress to a client that
+    /// asked for it, and answers with a notice of how far it is when the
+    /// wait runs out. Default: always ready.
+    fn readiness(&self) -> Readiness {
+        Readiness::Ready
+    }
 
     /// The server sent the session turn staged under `ticket`: make it the
     /// session's state. A service without sessions ignores it.

@@ -50,7 +50,8 @@ pub use contextgraph_search::{
 pub use contextgraph_search::bench_internals;
 
 pub use contextgraph_search::{
-    CacheLocation, Clock, IndexSource, IndexStats, Language, RefreshReport, SkipReason,
-    WalkOptions, WatchError, WatchHandle, WorkspaceOptions, PROJECT_IGNORE_FILE,
+    BuildSnapshot, BuildStep, CacheLocation, Clock, IndexBuild, IndexSource, IndexStats, Language,
+    RefreshReport, SkipReason, WalkOptions, WatchError, WatchHandle, WorkspaceOptions,
+    PROJECT_IGNORE_FILE,
 };
 pub use provider::{WorkspaceError, WorkspaceProvider, PROVIDER_NAME, PROVIDER_VERSION};

@@ -36,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+pub mod build_status;
 pub mod chunk;
 mod codec;
 pub mod file_role;
@@ -81,6 +82,7 @@ pub mod bench_internals {
     }
 }
 
+pub use build_status::{BuildSnapshot, IndexBuild, Step as BuildStep};
 pub use lang::Language;
 pub use options::{
     semantic_switch, CacheLocation, Clock, WorkspaceOptions, DEFAULT_SEMANTIC_MAX_CHUNKS,

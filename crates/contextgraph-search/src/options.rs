@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use contextgraph_types::Timestamp;
 
+use crate::build_status::IndexBuild;
 use crate::rerank::{RankingEnvError, RerankSignals};
 use crate::walk::WalkOptions;
 
@@ -59,6 +60,9 @@ pub struct WorkspaceOptions {
     /// many chunks (see [`DEFAULT_SEMANTIC_MAX_CHUNKS`]): the scoring pass
     /// and the vectors file grow with the repository.
     pub semantic_max_chunks: usize,
+    /// Where the build reports how far it is, and how it is cancelled (a
+    /// server answering while it indexes; see [`crate::build_status`]).
+    pub build: Option<IndexBuild>,
 }
 
 /// Default for [`WorkspaceOptions::semantic_max_chunks`]: one million
@@ -89,6 +93,7 @@ impl Default for WorkspaceOptions {
             rank_signals: RerankSignals::default(),
             semantic: true,
             semantic_max_chunks: DEFAULT_SEMANTIC_MAX_CHUNKS,
+            build: None,
         }
     }
 }

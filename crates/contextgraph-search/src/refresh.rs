@@ -115,6 +115,8 @@ impl Workspace {
             full_snapshot = true;
         }
         let threads = self.threads();
+        let build = shared.options.build.as_ref();
+        let walk = build.map(|b| b.walk());
         let quick = tree_slot.as_mut().filter(|_| !full_walk).and_then(|tree| {
             quick_scan(
                 &shared.root,
@@ -241,6 +243,7 @@ impl Workspace {
                 *tree_slot = tree;
             }
         }
+        drop(walk);
         removed.sort();
         let looked_at: Vec<String> = work
             .iter()
@@ -385,6 +388,9 @@ impl Workspace {
             }
         }
         if let Some(store) = &shared.store {
+            if let Some(b) = build.filter(|_| snapshot) {
+                b.step(crate::build_status::Step::Saving);
+            }
             let mut written = false;
             if snapshot {
                 let index = self.read_index();
@@ -443,6 +449,14 @@ impl Workspace {
         let next = AtomicUsize::new(0);
         let options = &self.shared.options;
         let mut progress = Progress::start(options.progress_label, indexing, options.progress);
+        let build = options.build.as_ref();
+        if let Some(build) = build {
+            build.reading(indexing);
+        }
+        // A cancelled build stops as a passed deadline does (see `build_status`).
+        let stop = || {
+            deadline.is_some_and(|d| Instant::now() >= d) || build.is_some_and(|b| b.is_cancelled())
+        };
         // Outcomes that arrived ahead of an earlier one still being read.
         let mut ahead: BTreeMap<usize, Option<FileRecord>> = BTreeMap::new();
         let mut handed = 0usize;
@@ -451,8 +465,9 @@ impl Workspace {
             for _ in 0..threads {
                 let tx = tx.clone();
                 let next = &next;
+                let stop = &stop;
                 scope.spawn(move || loop {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                    if stop() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -480,6 +495,9 @@ impl Workspace {
                 while let Some(record) = ahead.remove(&handed) {
                     take(handed, Some(record));
                     handed += 1;
+                    if let Some(build) = build.filter(|_| handed <= indexing) {
+                        build.read(1);
+                    }
                 }
                 if let Some(progress) = progress.as_mut() {
                     if ticked.elapsed() >= Duration::from_millis(100) {

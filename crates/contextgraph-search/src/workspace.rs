@@ -192,7 +192,14 @@ impl Workspace {
         // With the semantic signal on, chunk vectors are loaded or computed
         // now, at index time (`semantic.rs`); a failure leaves the signal to
         // retry on the first query.
-        let _ = workspace.prepare_semantic();
+        // A cancelled build (its client is gone) does not go on to embed.
+        let build = workspace.shared.options.build.as_ref();
+        if !build.is_some_and(|b| b.is_cancelled()) {
+            if let Some(b) = build {
+                b.step(crate::build_status::Step::Embedding);
+            }
+            let _ = workspace.prepare_semantic();
+        }
         Ok((workspace, source))
     }
 

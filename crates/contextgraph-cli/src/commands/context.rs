@@ -363,12 +363,17 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
             }
         })
         .collect();
+    // A detail's lines (a provider's stderr) stay lines; everything else in
+    // them is escaped.
     if answer.answered() == 0 {
-        let failed: Vec<String> = failed.iter().map(|f| for_terminal(f)).collect();
+        let failed: Vec<String> = failed
+            .iter()
+            .map(|f| crate::terminal::lines_for_terminal(f).replace('\n', "\n  "))
+            .collect();
         return Err(format!("no provider answered:\n  {}", failed.join("\n  ")).into());
     }
     for f in &failed {
-        let _ = writeln!(err, "warning: {}", for_terminal(f));
+        let _ = writeln!(err, "warning: {}", crate::terminal::lines_for_terminal(f));
     }
     // Repairs are not failures, but the provider is not conformant: say so.
     for p in &answer.providers {

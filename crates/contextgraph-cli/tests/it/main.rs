@@ -22,6 +22,9 @@ mod inspect_http_auth;
 #[cfg(feature = "test-fixtures")]
 mod interop_host;
 mod mcp;
+#[cfg(feature = "test-fixtures")]
+mod mcp_startup;
+mod provider_start;
 mod providers;
 mod serve_docs;
 mod serve_http;

@@ -98,20 +98,31 @@ async fn get_context_over_a_real_pipe_returns_fenced_evidence_and_citations() {
     );
     assert!(prompt.contains("retry_with_backoff"), "{prompt}");
     let s = result.structured_content.expect("structured content");
-    let citations = s["citations"].as_array().expect("citations");
-    assert!(!citations.is_empty());
-    for c in citations {
-        let label = c["label"].as_str().unwrap();
+    let frames = s["frames"].as_array().expect("frames");
+    assert!(!frames.is_empty());
+    for (i, f) in frames.iter().enumerate() {
+        let label = f["label"].as_str().unwrap();
         assert!(
             prompt.contains(&format!("label=\"{label}\"")),
             "{label} not in prompt"
         );
-        // Cited under the provider's cgp.toml key.
-        assert_eq!(c["frame"]["provider_id"], "workspace");
+        // Cited under the provider's cgp.toml key, ranked, costed, no text.
+        assert_eq!(f["provider"], "workspace");
+        assert!(
+            f["rank"]
+                .as_u64()
+                .is_some_and(|r| r >= 1 && r as usize <= frames.len()),
+            "{f}"
+        );
+        assert!(f["tokens"].as_u64().is_some_and(|t| t > 0), "{f}");
+        assert!(
+            f.get("content").is_none() && f.get("provenance").is_none(),
+            "frame {i}: {f}"
+        );
     }
-    assert!(citations.iter().any(|c| c["provenance"][0]["uri"]
+    assert!(frames.iter().any(|f| f["label"]
         .as_str()
-        .is_some_and(|u| u.ends_with("src/retry.rs"))));
+        .is_some_and(|l| l.starts_with("src/retry.rs"))));
     assert_eq!(s["budget"]["applied"], 4000);
     assert_eq!(s["budget"]["capped"], false);
     assert_eq!(s["providers"][0]["status"], "accepted");

@@ -120,7 +120,7 @@ fn a_provider_that_cannot_start_is_shown_down_with_its_error_and_the_exit_code_i
         .find(|l| l.starts_with("ghost "))
         .expect("a row for ghost");
     assert!(
-        ghost.contains("DOWN:") && ghost.contains("could not start"),
+        ghost.contains("DOWN:") && ghost.contains("cannot run `/nonexistent/provider`"),
         "{ghost}"
     );
     assert!(

@@ -74,9 +74,13 @@ def labels(items, provider=None):
 
 
 def sent_of(s, provider):
-    # Sent frames are named by label; citations map labels to identities.
-    owner = {c["label"]: c["frame"]["provider_id"] for c in s["citations"]}
-    return [x for x in s["session"]["sent"] if owner.get(x["label"]) == provider]
+    # One entry per block sent: label, provider, id, score, rank, tokens, reason.
+    return [x for x in s["frames"] if x["provider"] == provider]
+
+
+def unchanged_line(result):
+    # The note naming the blocks already held (the structured part counts them).
+    return next((l for l in text_of(result).splitlines() if l.startswith("Already in context, unchanged (not resent")), "")
 
 
 async def main():
@@ -97,18 +101,20 @@ async def main():
             check(s1["session"]["turn"] == 1, "the first call is turn 1", r1)
             ws1 = sent_of(s1, "workspace")
             check(any("retry.rs" in x["label"] for x in ws1), "retry.rs is sent on turn 1", r1)
-            check(all(x["reason"] == "new" for x in s1["session"]["sent"]), "turn 1 sends only new frames", r1)
+            check(all("reason" not in x for x in s1["frames"]), "turn 1 sends only new frames", r1)
             check("retry_with_backoff" in text_of(r1), "the retry block is in the text", r1)
             usage = s1["usage"]
-            check(usage["budget_consumed"] == sum(f["token_cost"] for p in usage["providers"] for f in p["served_frames"]),
-                  "UR1: budget_consumed is the sum of the served frames", r1)
+            check(usage["budget_consumed"] == sum(f["tokens"] for f in s1["frames"]),
+                  "UR1: budget_consumed is the sum of the frames sent", r1)
+            check(usage["budget_consumed"] == sum(p["token_cost"] for p in usage["providers"]),
+                  "UR1: budget_consumed is the sum of the providers' costs", r1)
             retry_label = next(x["label"] for x in ws1 if "retry.rs" in x["label"])
 
             # Turn 2: an overlapping goal reuses the workspace frame (verify: valid),
             # resends the `unknown` provider's frame, re-queries the one without verify.
             r2 = await turn("retry backoff and config file loading")
             s2 = r2.structured_content
-            check(retry_label in [u["label"] for u in s2["session"]["unchanged"]], "retry.rs is reused on turn 2", r2)
+            check(retry_label in unchanged_line(r2) and s2["session"]["unchanged"] >= 1, "retry.rs is reused on turn 2", r2)
             check("already in context, unchanged" in text_of(r2).lower() and retry_label in text_of(r2),
                   "the text lists retry.rs as already in context", r2)
             check("retry_with_backoff(attempt" not in text_of(r2), "the reused block is not resent", r2)
@@ -141,10 +147,10 @@ async def main():
 
             r4 = await turn("retry backoff delay")
             s4 = r4.structured_content
-            changed = [x for x in sent_of(s4, "workspace") if x["reason"] == "changed"]
+            changed = [x for x in sent_of(s4, "workspace") if x.get("reason") == "changed"]
             check(any(x["replaces"] == retry_label for x in changed), "the edited file's frame is resent, replacing the earlier one", r4)
             check("replaces the earlier" in text_of(r4) and "min(60_000)" in text_of(r4), "the text carries the new body and the note", r4)
-            check(retry_label not in [u["label"] for u in s4["session"]["unchanged"]], "the edited frame is never called unchanged", r4)
+            check(retry_label not in unchanged_line(r4), "the edited frame is never called unchanged", r4)
             gone = [w for w in s4["session"]["withdrawn"] if "config.rs" in w["label"]]
             check(len(gone) == 1, "the deleted file's frame is withdrawn", r4)
             check("Withdrawn" in text_of(r4), "the text names the withdrawn frame", r4)
@@ -152,7 +158,7 @@ async def main():
             # A named session is separate: it starts from nothing.
             r5 = await turn("retry backoff delay", session="other")
             s5 = r5.structured_content
-            check(s5["session"]["turn"] == 1 and not s5["session"]["unchanged"], "a named session is separate", r5)
+            check(s5["session"]["turn"] == 1 and s5["session"]["unchanged"] == 0, "a named session is separate", r5)
     print("ok: MCP session checks passed")
 
 

@@ -353,3 +353,61 @@ fn an_untrusted_workspace_file_may_turn_the_strict_audit_on_but_not_off() {
     let config = Config::load_with(&repo, None, &env).unwrap();
     assert!(config.strict_audit.value);
 }
+
+#[test]
+fn a_stdio_provider_runs_in_the_directory_of_the_file_that_names_it_by_default() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("deep/sub")).unwrap();
+    write(
+        &repo.join("cgp.toml"),
+        "[providers.notes]\ncommand = \"python3\"\nargs = [\"provider.py\"]\n\n[providers.elsewhere]\ncommand = \"python3\"\ncwd = \"tools\"\n",
+    );
+    // Loaded from a subdirectory: the provider still runs where its file
+    // is, so `provider.py` is the one beside cgp.toml.
+    let config = Config::load_with(
+        &repo.join("deep/sub"),
+        Some(&repo.join("cgp.toml")),
+        &env_with_home(home.path()),
+    )
+    .unwrap();
+    let cwd_of = |name: &str| match &config.provider(name).unwrap().kind {
+        ProviderKind::Stdio { cwd, .. } => cwd.clone(),
+        other => panic!("{other:?}"),
+    };
+    let canonical = std::fs::canonicalize(&repo).unwrap();
+    let dir = cwd_of("notes").unwrap();
+    assert_eq!(std::fs::canonicalize(&dir).unwrap(), canonical);
+    assert_eq!(
+        cwd_of("elsewhere").unwrap(),
+        dir.join("tools"),
+        "a cwd given is relative to the file too"
+    );
+}
+
+#[test]
+fn a_command_with_a_space_is_refused_with_the_args_form_to_use() {
+    let e = parse("[providers.p]\ncommand = \"python3 provider.py\"\n").unwrap_err();
+    let text = e.to_string();
+    assert_eq!(at(&e).2, Some("providers.p.command"), "{text}");
+    assert!(text.contains("arguments go in `args`"), "{text}");
+    assert!(
+        text.contains("args = [\\\"provider.py\\\"]") || text.contains("args = [\"provider.py\"]"),
+        "{text}"
+    );
+    // A path with a space that exists is a program.
+    let dir = tempfile::tempdir().unwrap();
+    let program = write(&dir.path().join("my tools/provider"), "#!/bin/sh\n");
+    let text = format!(
+        "[providers.p]\ncommand = {:?}\n",
+        program.display().to_string()
+    );
+    let config =
+        Config::from_toml_str(&text, &dir.path().join("cgp.toml"), &Environment::default())
+            .unwrap();
+    assert!(matches!(
+        &config.provider("p").unwrap().kind,
+        ProviderKind::Stdio { command, .. } if command == &program
+    ));
+}

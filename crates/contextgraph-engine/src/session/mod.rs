@@ -57,7 +57,7 @@ use serde::Serialize;
 
 use crate::{ContextAnswer, ContextRequest, Engine, EngineError, SlotState};
 use labels::{current_label, free_label, relabelled, same_label, Moved};
-use recheck::{accepted, goals_to_ask, why, Check};
+use recheck::{accepted, declared_digest, goals_to_ask, why, Check};
 use render::{block_bytes, session_token, Notes, OutBlock};
 use usage::call_usage;
 
@@ -223,6 +223,8 @@ struct Candidate<'a> {
     goal: String,
     /// From this goal's composition (true) or a re-check (false).
     selected: bool,
+    /// The provider's own digest, when the host repaired it (D1).
+    declared: Option<String>,
 }
 
 impl Engine {
@@ -249,7 +251,9 @@ impl Engine {
             // The cache needs only identities (V1: verify carries no body).
             let mut skeleton = ContextFrame::new(h.frame.frame_id.clone(), FrameKind::Doc, "", "");
             skeleton.content_digest = h.frame.content_digest.clone();
-            cache.insert(&h.frame.provider_id, skeleton);
+            // Verify presents the provider's own digest when the host
+            // repaired it, so an unchanged frame is confirmed `valid`.
+            cache.insert_declared(&h.frame.provider_id, skeleton, h.declared_digest.clone());
         }
         let timeout = self.query_timeout();
         let revalidate = async {
@@ -329,6 +333,7 @@ impl Engine {
                 why,
                 goal: request.goal.clone(),
                 selected: true,
+                declared: declared_digest(&answer.outcomes, &key),
             });
         }
 
@@ -428,12 +433,14 @@ impl Engine {
             let key = key_of(&h.frame);
             let found = std::iter::once(&answer)
                 .chain(requeried.iter())
-                .find_map(|a| accepted(&a.outcomes, &key));
+                .find_map(|a| {
+                    accepted(&a.outcomes, &key).map(|f| (f, declared_digest(&a.outcomes, &key)))
+                });
             match found {
                 None => {
                     withdrawn.push((h, format!("{detail}, and its provider no longer offers it")))
                 }
-                Some(frame) => {
+                Some((frame, declared)) => {
                     let id = frame.frame_id(&key.0);
                     let same = h.frame.content_digest.is_some()
                         && h.frame.content_digest == id.content_digest;
@@ -458,6 +465,7 @@ impl Engine {
                         },
                         goal: h.goal.clone(),
                         selected: false,
+                        declared,
                     });
                 }
             }
@@ -614,6 +622,7 @@ impl Engine {
                     .iter()
                     .find_map(|p| p.uri.clone())
                     .filter(|u| u.len() <= state::MAX_TEXT_BYTES),
+                declared_digest: c.declared.clone(),
             });
             served
                 .entry(c.id.provider_id.clone())

@@ -41,6 +41,22 @@ pub(super) fn accepted<'a>(outcomes: &'a [ComposeOutcome], key: &Key) -> Option<
         })
 }
 
+/// The provider's own digest of frame `key` in `outcomes`, when the host
+/// repaired it (D1): what `verify` must present for it later.
+pub(super) fn declared_digest(outcomes: &[ComposeOutcome], key: &Key) -> Option<String> {
+    outcomes
+        .iter()
+        .filter(|o| o.provider_id == key.0)
+        .flat_map(|o| &o.repairs)
+        .find(|r| {
+            r.anchor == contextgraph_types::Anchor::D1.as_str()
+                && r.frame_id == key.1
+                && r.path.ends_with(".content_digest")
+        })
+        .map(|r| r.declared.clone())
+        .filter(|d| contextgraph_types::is_sha256_digest(d))
+}
+
 /// The goals to ask again for `frames` (those this turn's answer did not
 /// already serve), each once, latest turn first.
 pub(super) fn goals_to_ask<'h>(

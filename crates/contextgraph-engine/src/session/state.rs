@@ -52,6 +52,14 @@ pub struct HeldFrame {
     /// sessions stored before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+    /// The provider's own digest of the version sent, when the host
+    /// repaired it (D1: the declared digest was not of the content, and
+    /// `frame` carries the recomputed one). `verify` presents this one, as
+    /// the host's `FrameCache` does: the provider knows its frames by what
+    /// it declared, and would otherwise honestly answer `stale` for a frame
+    /// that did not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_digest: Option<String>,
 }
 
 /// Cumulative figures of a session.
@@ -269,7 +277,7 @@ impl Session {
             {
                 return invalid("a held frame has an empty or oversized identity".into());
             }
-            if let Some(d) = &id.content_digest {
+            for d in id.content_digest.iter().chain(&h.declared_digest) {
                 if !contextgraph_types::is_sha256_digest(d) {
                     return invalid(format!(
                         "held frame {:?} has a malformed digest",
@@ -327,6 +335,7 @@ mod tests {
             goal: "g".into(),
             turn,
             uri: None,
+            declared_digest: None,
         }
     }
 

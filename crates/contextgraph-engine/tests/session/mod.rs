@@ -325,3 +325,76 @@ async fn a_valid_held_frame_outside_the_answer_whose_lines_moved_is_relabelled()
     );
     engine.shutdown().await;
 }
+
+/// A stdio provider (Python) whose every `content_digest` is well formed but
+/// not of the content (D1, which the host repairs), and whose `verify`
+/// compares a presented digest with the one it declares, as a provider that
+/// hashes its frames its own way would.
+const WRONG_DIGEST_PROVIDER: &str = r#"
+import hashlib, json, sys
+CONTENT = "Retries back off exponentially, doubling the delay each time."
+DECLARED = "sha256:" + hashlib.sha256((CONTENT + "!").encode()).hexdigest()
+def send(v):
+    sys.stdout.write(json.dumps(v) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "handshake":
+        send({"type": "handshake_ack", "protocol_version": "contextgraph/1.0-draft",
+              "provider": {"name": "wrong-digest", "version": "1.0.0",
+                           "data_flow": {"reads": True, "writes": False, "egress": False}},
+              "capabilities": {"query": {"kinds": ["doc"]}, "verify": True}})
+    elif t == "query":
+        frame = {"id": "notes:retry", "kind": "doc", "title": "Retry notes", "content": CONTENT,
+                 "content_digest": DECLARED, "token_cost": (len(CONTENT.encode()) + 3) // 4,
+                 "score": 0.9, "provenance": [], "citation_label": "retry notes"}
+        send({"type": "frames", "result": {"frames": [frame], "truncated": False}})
+    elif t == "verify":
+        verdicts = []
+        for f in m["request"]["frames"]:
+            ok = f.get("content_digest") == DECLARED
+            v = {"frame": f, "status": "valid" if ok else "stale"}
+            if not ok:
+                v["replacement_digest"] = DECLARED
+            verdicts.append(v)
+        send({"type": "verified", "response": {"verdicts": verdicts}})
+    elif t == "shutdown":
+        break
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_whose_digest_the_host_repaired_are_reused_across_turns() {
+    let f = Fixture::new();
+    let script = f.dir.path().join("wrong_digest.py");
+    std::fs::write(&script, WRONG_DIGEST_PROVIDER).unwrap();
+    let config = f.config(&format!(
+        "[providers.workspace]\nenabled = false\n[providers.notes]\ncommand = \"python3\"\nargs = [{:?}]\n",
+        script.display().to_string()
+    ));
+    let engine = Engine::start(&config, &f.ws()).await.unwrap();
+    let mut session = Session::new();
+    let t1 = turn(&engine, &mut session, "retry backoff").await;
+    assert_eq!(t1.sent.len(), 1, "{:?}", t1.answer.providers);
+    assert!(
+        t1.answer.providers[0]
+            .repairs
+            .iter()
+            .any(|r| r.contains("D1")),
+        "the host repaired the digest: {:?}",
+        t1.answer.providers
+    );
+    let held = session.held()[0].clone();
+    assert!(held.declared_digest.is_some(), "{held:?}");
+    assert_ne!(held.declared_digest, held.frame.content_digest);
+
+    // Verify presents the provider's own digest: `valid`, so reused.
+    let t2 = turn(&engine, &mut session, "retry backoff").await;
+    assert!(t2.sent.is_empty(), "resent: {:?}\n{}", t2.sent, t2.notes);
+    assert_eq!(t2.unchanged.len(), 1, "{}", t2.notes);
+    assert!(!t2.notes.contains("source changed"), "{}", t2.notes);
+
+    // The stored session keeps it.
+    let stored = Session::from_json(&session.to_json()).unwrap();
+    assert_eq!(stored.held()[0].declared_digest, held.declared_digest);
+    engine.shutdown().await;
+}

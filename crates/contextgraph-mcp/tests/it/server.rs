@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use contextgraph_compose::Citation;
 use contextgraph_mcp::{
-    estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, Health, McpServer,
-    McpServerOptions, ProviderContribution, ProviderListing, SessionReply,
+    estimate_model_tokens, ContextService, ContextToolReply, ContextToolRequest, FrameEntry,
+    Health, McpServer, McpServerOptions, Preparing, ProviderContribution, ProviderListing,
+    Readiness, SessionReply,
 };
 use contextgraph_types::{FrameId, FrameKind, UsageReport};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -23,6 +24,8 @@ struct Fake {
     /// Answer as session turns (ticket = the call's number) and record commits.
     sessions: bool,
     commits: Arc<Mutex<Vec<(String, u64)>>>,
+    /// While set, the service is still starting (an index being built).
+    preparing: Arc<Mutex<Option<Preparing>>>,
 }
 
 impl ContextService for Fake {
@@ -36,16 +39,19 @@ impl ContextService for Fake {
             .checked_div(self.budget_per_citation)
             .unwrap_or(1)
             .max(1);
-        let citations = (0..n)
-            .map(|i| Citation {
-                label: format!("src/file_{i}.rs L1-20"),
-                frame: FrameId {
-                    provider_id: "workspace".into(),
-                    frame_id: format!("snippet:src/file_{i}.rs:1"),
-                    content_digest: Some(format!("sha256:{}", "a".repeat(64))),
-                },
-                provenance: vec![],
-                merged: vec![],
+        let frames = (0..n)
+            .map(|i| {
+                let citation = Citation {
+                    label: format!("src/file_{i}.rs L1-20"),
+                    frame: FrameId {
+                        provider_id: "workspace".into(),
+                        frame_id: format!("snippet:src/file_{i}.rs:1"),
+                        content_digest: Some(format!("sha256:{}", "a".repeat(64))),
+                    },
+                    provenance: vec![],
+                    merged: vec![],
+                };
+                FrameEntry::from_citation(&citation, Some(0.5))
             })
             .collect();
         Ok(ContextToolReply {
@@ -53,7 +59,7 @@ impl ContextService for Fake {
                 "<context-frame provider=\"workspace\" id=\"x\" kind=\"snippet\" label=\"src/file_0.rs L1-20\">\nfn {}() {{}}\n</context-frame>\n",
                 request.goal.replace(' ', "_")
             ),
-            citations,
+            frames,
             providers: vec![ProviderContribution {
                 provider_id: "workspace".into(),
                 status: "accepted".into(),
@@ -72,6 +78,13 @@ impl ContextService for Fake {
 
     async fn commit_session(&self, key: &str, ticket: u64) {
         self.commits.lock().unwrap().push((key.to_owned(), ticket));
+    }
+
+    fn readiness(&self) -> Readiness {
+        match self.preparing.lock().unwrap().clone() {
+            Some(p) => Readiness::Preparing(p),
+            None => Readiness::Ready,
+        }
     }
 
     async fn list_providers(&self) -> Result<Vec<ProviderListing>, String> {
@@ -158,8 +171,8 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
     assert!(text[0].contains("<context-frame provider=\"workspace\""));
     assert!(text[0].contains("fn retry_loop()"));
     let s = result.structured_content.unwrap();
-    assert_eq!(s["citations"][0]["label"], "src/file_0.rs L1-20");
-    assert_eq!(s["citations"][0]["frame"]["provider_id"], "workspace");
+    assert_eq!(s["frames"][0]["label"], "src/file_0.rs L1-20");
+    assert_eq!(s["frames"][0]["provider"], "workspace");
     assert_eq!(
         s["budget"],
         json!({"requested": 4000, "applied": 4000, "cap": 25000, "capped": false})
@@ -175,6 +188,7 @@ async fn get_context_returns_the_prompt_as_text_and_citations_as_structured_cont
             budget: 4000,
             kinds: vec![FrameKind::Snippet],
             anchors: vec!["src/net.rs".into()],
+            fresh: false,
             session: seen[0].session.clone(),
         }]
     );
@@ -395,4 +409,85 @@ async fn each_connection_and_each_named_session_is_a_session_of_its_own() {
     assert_eq!(bad.is_error, Some(true));
     a.cancel().await.unwrap();
     b.cancel().await.unwrap();
+}
+
+fn indexing(done: u64) -> Preparing {
+    Preparing {
+        done,
+        total: Some(24_000),
+        message: format!("cgp is indexing /repo: {done} of 24000 files"),
+    }
+}
+
+#[tokio::test]
+async fn a_call_while_the_service_starts_answers_how_far_it_is_when_the_wait_runs_out() {
+    let fake = Fake::default();
+    *fake.preparing.lock().unwrap() = Some(indexing(1200));
+    let options = McpServerOptions {
+        ready_wait: std::time::Duration::from_millis(300),
+        ..McpServerOptions::default()
+    };
+    // initialize and tools/list never wait for the service.
+    let client = connect(fake.clone(), options).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    for tool in ["get_context", "list_providers"] {
+        let args = if tool == "get_context" {
+            json!({"goal": "g"})
+        } else {
+            json!({})
+        };
+        let result = call(&client, tool, args).await;
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        let text = text_of(&result);
+        assert!(
+            text.starts_with("cgp is indexing /repo: 1200 of 24000 files. No context yet"),
+            "{text}"
+        );
+    }
+    assert!(
+        fake.seen.lock().unwrap().is_empty(),
+        "nothing was asked of a service still starting"
+    );
+
+    // Ready during the wait: the call is answered.
+    let options = McpServerOptions {
+        ready_wait: std::time::Duration::from_secs(30),
+        ..McpServerOptions::default()
+    };
+    let client = connect(fake.clone(), options).await;
+    let flip = fake.preparing.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        *flip.lock().unwrap() = None;
+    });
+    let result = call(&client, "get_context", json!({"goal": "g"})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text_of(&result));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn get_context_says_it_is_not_idempotent_and_how_to_get_held_blocks_again() {
+    let client = connect(Fake::default(), McpServerOptions::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let tool = tools.iter().find(|t| t.name == "get_context").unwrap();
+    let hints = tool.annotations.as_ref().unwrap();
+    assert_eq!(hints.read_only_hint, Some(true));
+    assert_eq!(hints.idempotent_hint, Some(false));
+    let description = tool.description.as_deref().unwrap();
+    for needle in [
+        "Already in context, unchanged (not resent)",
+        "\"fresh\": true",
+        "new \"session\" name",
+    ] {
+        assert!(
+            description.contains(needle),
+            "{needle:?} not in {description}"
+        );
+    }
+    assert!(tool.input_schema["properties"]["fresh"]["type"] == "boolean");
+    client.cancel().await.unwrap();
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    texts(result).join("\n")
 }
