@@ -9,7 +9,8 @@
 //!   errors on stderr, colour only when wanted (`NO_COLOR`), and a closed
 //!   stdout ending the program quietly instead of panicking.
 //!
-//! Exit codes: 0 success, 1 failure (the error is on stderr), 2 usage error.
+//! Exit codes: 0 success, 1 failure (the error is on stderr), 2 usage error,
+//! 3 `cgp context` found nothing for the goal.
 
 mod bus_error;
 mod cli;
@@ -18,6 +19,7 @@ mod output;
 mod safe_write;
 mod terminal;
 mod validate;
+mod width;
 
 use std::process::ExitCode;
 
@@ -30,13 +32,21 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     bus_error::report_bus_errors();
-    let color = output::ColorMode::detect();
-    let cli = match cli::parse(color) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = output::ColorChoice::from_args(&args)
+        .unwrap_or_default()
+        .resolve();
+    let cli = match cli::parse(args, color) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    output::set_quiet(cli.quiet);
     match commands::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
+        // Said on stderr already, as a hint rather than an error.
+        Err(error) if error.downcast_ref::<commands::NoMatch>().is_some() => {
+            ExitCode::from(output::EXIT_NO_MATCH)
+        }
         Err(error) => {
             output::report_error(&*error, color);
             if error.downcast_ref::<commands::UsageError>().is_some() {

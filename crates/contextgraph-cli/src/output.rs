@@ -9,6 +9,97 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Exit code of a usage error (clap uses the same).
 pub const EXIT_USAGE: u8 = 2;
 
+/// Exit code of `cgp context` when no frame matched the goal: the run
+/// worked, but there is nothing to give a model (like grep's 1, but kept
+/// apart from cgp's own failure code).
+pub const EXIT_NO_MATCH: u8 = 3;
+
+/// `--color`: when to colour messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal, unless `NO_COLOR` is set (or
+    /// `CLICOLOR_FORCE` asks for colour in a pipe).
+    #[default]
+    Auto,
+    /// Always colour, even in a pipe or a file (`NO_COLOR` does not override an explicit flag).
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// The value of the last `--color VALUE` or `--color=VALUE` in `args`,
+    /// read before clap parses them so that clap's own usage errors honour
+    /// it too; a bad value is left for clap to refuse.
+    pub fn from_args(args: &[std::ffi::OsString]) -> Option<ColorChoice> {
+        let mut found = None;
+        let mut iter = args.iter().skip(1);
+        while let Some(arg) = iter.next() {
+            if arg == "--" {
+                break;
+            }
+            let value = if arg == "--color" {
+                iter.next().and_then(|v| v.to_str())
+            } else {
+                arg.to_str().and_then(|a| a.strip_prefix("--color="))
+            };
+            if let Some(v) = value {
+                found = <ColorChoice as clap::ValueEnum>::from_str(v, false)
+                    .ok()
+                    .or(found);
+            }
+        }
+        found
+    }
+
+    /// The mode this choice means here and now.
+    pub fn resolve(self) -> ColorMode {
+        match self {
+            ColorChoice::Auto => ColorMode::detect(),
+            ColorChoice::Always => ColorMode::Always,
+            ColorChoice::Never => ColorMode::Never,
+        }
+    }
+}
+
+/// The `format_version` every `--json` document of `cgp` carries at its top
+/// level: bumped when a field changes meaning or disappears (new fields may
+/// appear within a version, so readers ignore keys they do not know).
+/// Version 1: a list is never the top level (`cgp providers --json` is
+/// `{"format_version":1,"providers":[…]}`, `cgp consent grant --json`
+/// `{"format_version":1,"records":[…]}`), and `cgp context --json` adds
+/// `rank` and `score` to each `audit.frames` entry, sorted by rank.
+pub const JSON_FORMAT_VERSION: u32 = 1;
+
+/// `value` as a `--json` document: an object gets `format_version`; a list
+/// becomes `{"format_version": …, list_key: [the list]}`.
+pub fn json_document(list_key: &str, value: serde_json::Value) -> serde_json::Value {
+    let version = serde_json::Value::from(JSON_FORMAT_VERSION);
+    match value {
+        serde_json::Value::Object(mut map) => {
+            map.insert("format_version".to_owned(), version);
+            serde_json::Value::Object(map)
+        }
+        other => serde_json::json!({ "format_version": version, list_key: other }),
+    }
+}
+
+/// Write a `--json` document (see [`json_document`]) to stdout, pretty, with
+/// a final newline; a closed stdout is a normal end.
+pub fn print_json(
+    list_key: &str,
+    value: &impl serde::Serialize,
+) -> Result<(), crate::commands::CommandError> {
+    let value =
+        serde_json::to_value(value).map_err(|e| format!("cannot render the JSON output: {e}"))?;
+    let document = json_document(list_key, value);
+    let mut stdout = std::io::stdout().lock();
+    let written = serde_json::to_writer_pretty(&mut stdout, &document)
+        .map_err(std::io::Error::from)
+        .and_then(|()| stdout.write_all(b"\n"));
+    finish_stdout(written.and_then(|()| stdout.flush()))
+}
+
 /// Whether to colour messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorMode {
@@ -41,6 +132,19 @@ impl ColorMode {
             ColorMode::Never => clap::ColorChoice::Never,
         }
     }
+}
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `-q`: from now on, no progress, notes or hints on stderr (warnings and
+/// errors are still printed).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `-q` was given.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Print `error` on stderr as `error: …`. A closed stderr is ignored: the

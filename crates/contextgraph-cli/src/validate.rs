@@ -15,6 +15,48 @@ pub fn budget(text: &str) -> Result<u32, String> {
     }
 }
 
+/// The goal of `cgp context`: something to look for.
+pub fn goal(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("the goal is empty: say what the context is for, e.g. cgp context \"how is the config loaded?\"".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+/// `--safety-factor`: as `safety_factor` in cgp.toml (model tokens per
+/// budget token can be no fewer than one).
+pub fn safety_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f >= 1.0 => Ok(f),
+        _ => Err("must be a number of at least 1.0 (1.35 is typical)".to_owned()),
+    }
+}
+
+/// `--max-frames`: asking a provider for no frame at all asks for nothing.
+pub fn max_frames(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Err("must be at least 1 (frames asked of each provider)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("must be a whole number from 1 to {}", u32::MAX)),
+    }
+}
+
+/// `--dir`: the workspace must be an existing directory.
+pub fn existing_dir(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(text);
+    if path.is_dir() {
+        Ok(path)
+    } else if path.exists() {
+        Err("not a directory: give the workspace directory (default: the current one)".to_owned())
+    } else {
+        Err(
+            "no such directory: give an existing workspace directory (default: the current one)"
+                .to_owned(),
+        )
+    }
+}
+
 /// One `--kinds` value: as `kinds` in the MCP tool.
 pub fn kind(text: &str) -> Result<String, String> {
     let names = contextgraph_mcp::args::known_kind_names();
@@ -63,6 +105,19 @@ mod tests {
         assert!(kind("symbols").unwrap_err().contains("not a frame kind"));
         assert_eq!(kind("symbol"), Ok("symbol".to_owned()));
         assert!(max_body_bytes("0").is_err());
+        assert!(goal("  ").is_err());
+        assert_eq!(goal("retry"), Ok("retry".to_owned()));
+        for bad in ["0", "0.99", "NaN", "inf", "-2", "lots"] {
+            assert!(safety_factor(bad).is_err(), "{bad}");
+        }
+        assert_eq!(safety_factor("1.35"), Ok(1.35));
+        assert!(max_frames("0").is_err());
+        assert_eq!(max_frames("3"), Ok(3));
+        assert!(existing_dir("/definitely/not/here").is_err());
+        assert!(existing_dir("Cargo.toml")
+            .unwrap_err()
+            .contains("not a directory"));
+        assert!(existing_dir(".").is_ok());
         assert!(token_strength("x").is_err());
         assert!(token_strength("0123456789ab").is_ok());
         assert!(token_strength("0123456789a").is_err());

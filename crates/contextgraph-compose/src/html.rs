@@ -17,14 +17,13 @@
 //! `https:` and `file:` schemes ([`safe_link`]); anything else, such as
 //! `javascript:`, is shown as text.
 
-use contextgraph_types::ContextFrame;
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::audit::{FrameStatus, OutcomeAudit};
 use crate::budget::Budget;
 use crate::compose::Composition;
 use crate::outcome::ProviderOutcome;
+use crate::ranking::{ranked_frames, RankedFrame};
 
 /// What the report shows besides the composition itself.
 #[derive(Debug, Clone, Copy)]
@@ -64,12 +63,12 @@ pub fn render_with(composition: &Composition, options: &HtmlOptions<'_>) -> Stri
         ),
         max: options.max_field_chars.max(1),
     };
-    let frames = frames_by_id(options.outcomes);
+    let frames = ranked_frames(composition, options.outcomes);
     page.head(options.goal);
     page.summary(composition, options.goal);
     page.budget_bar(composition);
     page.providers(composition);
-    page.frames(composition, &frames);
+    page.frames(&frames);
     page.citations(composition);
     page.prompt(composition);
     page.out.push_str("</main>\n</body>\n</html>\n");
@@ -123,20 +122,6 @@ pub fn safe_link(uri: &str) -> Option<&str> {
     (allowed && clean && uri.len() <= 4096).then_some(uri)
 }
 
-/// The frames of `outcomes` by (provider id, frame id); an id served twice
-/// maps to `None` (the report cannot tell which copy an entry is about).
-fn frames_by_id(outcomes: &[ProviderOutcome]) -> HashMap<(&str, &str), Option<&ContextFrame>> {
-    let mut map: HashMap<(&str, &str), Option<&ContextFrame>> = HashMap::new();
-    for o in outcomes {
-        for f in o.offered_frames() {
-            map.entry((o.provider_id.as_str(), f.id.as_str()))
-                .and_modify(|slot| *slot = None)
-                .or_insert(Some(f));
-        }
-    }
-    map
-}
-
 /// Colours of the providers' budget segments, in provider order (cycled).
 const PALETTE: [&str; 8] = [
     "#3b6fd8", "#d8733b", "#2f9e5b", "#a04fc4", "#c9a227", "#d4477a", "#2aa3b5", "#7a6f5c",
@@ -154,18 +139,42 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .bar div{height:100%}.bar .pre{background:#8a90a0}.bar .free{background:repeating-linear-gradient(45deg,#fff,#fff 6px,#eceef2 6px,#eceef2 12px)}
 .legend{display:flex;flex-wrap:wrap;gap:12px;margin:6px 0 0;font-size:12px}
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:4px;vertical-align:-1px}
-table{border-collapse:collapse;width:100%;table-layout:auto;background:#fff;border:1px solid #d6d9e0;font-size:13px}
-th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #eceef2;vertical-align:top;overflow-wrap:break-word;word-break:normal}
-th{white-space:nowrap}.st{white-space:nowrap}
-th{background:#eef0f4;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table{border-collapse:collapse;width:100%;table-layout:fixed;background:#fff;border:1px solid #d6d9e0;font-size:13px}
+th,td{text-align:left;padding:5px 6px;border-bottom:1px solid #eceef2;vertical-align:top;overflow-wrap:anywhere}
+th{background:#eef0f4;font-weight:600;overflow-wrap:normal}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n{white-space:nowrap}
+#frames .c-rank{width:3.2em}#frames .c-score{width:4.2em}#frames .c-tok{width:5.6em}#frames .c-st{width:30%}
+#providers .c-name{width:24%}#providers .c-out{width:28%}
+.fid{display:block;color:#5b6275;margin-top:2px}.fk{color:#5b6275;font-size:12px}
+dl.terms{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0 0;font-size:12px;color:#384055}
+dl.terms dt{font-weight:600}dl.terms dd{margin:0}
 tr.inc td:first-child{border-left:4px solid #2f9e5b}tr.exc td:first-child{border-left:4px solid #c94a4a}
-.st{font-weight:600}.inc .st{color:#23784a}.exc .st{color:#a63b3b}
+.st{font-weight:600;display:block}.inc .st{color:#23784a}.exc .st{color:#a63b3b}
 .cite{background:#fff;border:1px solid #d6d9e0;border-radius:6px;padding:8px 12px;margin:0 0 8px}
 .cite h3{font-size:14px;margin:0 0 4px;overflow-wrap:anywhere}.cite ul{margin:4px 0 0;padding-left:18px}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 pre{background:#fff;border:1px solid #d6d9e0;border-radius:6px;padding:12px;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 .muted{color:#767d90}
 ";
+
+/// What the providers table's words mean, under it.
+const PROVIDER_TERMS: &str = "<dl class=\"terms\" id=\"provider-terms\">\
+<dt>weight</dt><dd>its weight in the budget split (cgp.toml <code>weight</code>, default 1)</dd>\
+<dt>demand</dt><dd>budget tokens all its frames would take in the prompt after dedup</dd>\
+<dt>share</dt><dd>its part of the budget: the budget split by weight, no provider given more than its demand, the rest passed on to the others</dd>\
+<dt>used</dt><dd>budget tokens charged for its included frames (may exceed its share by what others left)</dd>\
+<dt>frames</dt><dd>frames of its in the prompt, of those it offered</dd>\
+<dt>budget token</dt><dd>the protocol's unit: a quarter of a byte of UTF-8, rounded up (model tokens ÷ the safety factor)</dd>\
+</dl>\n";
+
+/// What the frames table's words mean, under it.
+const FRAME_TERMS: &str = "<dl class=\"terms\" id=\"frame-terms\">\
+<dt>rank</dt><dd>the order in which the composer values the frames: by score, highest first, ties by provider and frame id</dd>\
+<dt>score</dt><dd>the relevance its provider declared, 0 to 1</dd>\
+<dt>cost</dt><dd>its content in budget tokens, recomputed by the host whatever the provider declared</dd>\
+<dt>charge</dt><dd>what its whole block cost in the prompt: content, fence and escapes</dd>\
+<dt>UR1</dt><dd>the usage report sent back to providers: <code>budget_consumed</code> is the sum of the included frames' costs (the “content” figure above)</dd>\
+</dl>\n";
 
 struct Page {
     out: String,
@@ -307,8 +316,11 @@ impl Page {
 
     fn providers(&mut self, c: &Composition) {
         self.raw(
-            "<h2>Providers</h2>\n<table id=\"providers\"><tr><th>provider</th><th>outcome</th>\
-             <th>weight</th><th>demand</th><th>share</th><th>used</th><th>offered</th><th>included</th></tr>\n",
+            "<h2>Providers</h2>\n<table id=\"providers\"><colgroup><col class=\"c-name\">\
+             <col class=\"c-out\"><col><col><col><col><col></colgroup>\
+             <tr><th>provider</th><th>outcome</th><th class=\"n\">weight</th>\
+             <th class=\"n\">demand</th><th class=\"n\">share</th><th class=\"n\">used</th>\
+             <th class=\"n\">frames</th></tr>\n",
         );
         for p in &c.audit.providers {
             let ok = matches!(p.outcome, OutcomeAudit::Accepted);
@@ -328,73 +340,76 @@ impl Page {
             let _ = writeln!(
                 self.out,
                 "</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-                 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                p.weight, p.demand, p.share, p.used, p.frames_offered, p.frames_included
+                 <td class=\"n\">{}</td><td class=\"n\">{} of {}</td></tr>",
+                p.weight, p.demand, p.share, p.used, p.frames_included, p.frames_offered
             );
         }
         self.raw("</table>\n");
+        self.raw(PROVIDER_TERMS);
     }
 
-    fn frames(&mut self, c: &Composition, by_id: &HashMap<(&str, &str), Option<&ContextFrame>>) {
+    fn frames(&mut self, ranked: &[RankedFrame<'_>]) {
         self.raw(
-            "<h2>Frames offered</h2>\n<table id=\"frames\"><tr><th>status</th><th>provider</th>\
-             <th>frame id</th><th>kind</th><th>title</th><th>score</th><th>cost</th><th>charge</th>\
-             <th>label or reason</th></tr>\n",
+            "<h2>Frames offered, best first</h2>\n<table id=\"frames\"><colgroup>\
+             <col class=\"c-rank\"><col class=\"c-score\"><col class=\"c-frame\">\
+             <col class=\"c-tok\"><col class=\"c-st\"></colgroup>\
+             <tr><th class=\"n\">rank</th><th class=\"n\">score</th><th>frame</th>\
+             <th class=\"n\">cost / charge</th><th>status</th></tr>\n",
         );
-        for entry in &c.audit.frames {
-            let frame = by_id
-                .get(&(
-                    entry.frame.provider_id.as_str(),
-                    entry.frame.frame_id.as_str(),
-                ))
-                .copied()
-                .flatten();
+        for r in ranked {
+            let entry = r.entry;
             let (class, status) = match &entry.status {
                 FrameStatus::Included(_) => ("inc", "included"),
                 FrameStatus::Excluded(_) => ("exc", "excluded"),
             };
             let _ = write!(
                 self.out,
-                "<tr class=\"{class}\"><td class=\"st\">{status}</td><td>"
+                "<tr class=\"{class}\"><td class=\"n\">{}</td><td class=\"n\">",
+                r.rank
             );
-            self.text(&entry.frame.provider_id);
-            self.raw("</td><td><code>");
-            self.text(&entry.frame.frame_id);
-            self.raw("</code></td><td>");
-            match frame {
-                Some(f) => self.text(f.kind.as_str()),
+            match r.score {
+                Some(score) => {
+                    let _ = write!(self.out, "{score:.3}");
+                }
                 None => self.raw("<span class=\"muted\">—</span>"),
             }
             self.raw("</td><td>");
-            match frame {
-                Some(f) => self.text(&f.title),
-                None => self.raw("<span class=\"muted\">—</span>"),
-            }
-            self.raw("</td><td class=\"n\">");
-            match frame {
-                Some(f) if f.score.is_finite() => {
-                    let _ = write!(self.out, "{:.3}", f.score);
+            match r.frame {
+                Some(f) => {
+                    self.raw("<b>");
+                    self.text(&f.title);
+                    self.raw("</b> <span class=\"fk\">");
+                    self.text(f.kind.as_str());
+                    self.raw(" · ");
                 }
-                _ => self.raw("—"),
+                None => self.raw("<span class=\"fk\">"),
             }
+            self.text(&entry.frame.provider_id);
+            self.raw("</span><code class=\"fid\">");
+            self.text(&entry.frame.frame_id);
             let _ = write!(
                 self.out,
-                "</td><td class=\"n\">{}</td><td class=\"n\">",
+                "</code></td><td class=\"n\">{} / ",
                 entry.token_cost
             );
             match &entry.status {
                 FrameStatus::Included(i) => {
-                    let _ = write!(self.out, "{}</td><td>#{} ", i.charge, i.position);
+                    let _ = write!(
+                        self.out,
+                        "{}</td><td><span class=\"st\">{status}</span>block #{} as ",
+                        i.charge, i.position
+                    );
                     self.text(&i.label);
                 }
                 FrameStatus::Excluded(e) => {
-                    self.raw("—</td><td>");
+                    let _ = write!(self.out, "—</td><td><span class=\"st\">{status}</span>");
                     self.text(&e.to_string());
                 }
             }
             self.raw("</td></tr>\n");
         }
         self.raw("</table>\n");
+        self.raw(FRAME_TERMS);
     }
 
     fn citations(&mut self, c: &Composition) {

@@ -134,6 +134,7 @@ mod labels;
 mod outcome;
 mod parallel;
 mod placement;
+pub mod ranking;
 mod status;
 
 pub use audit::{
@@ -149,4 +150,5 @@ pub use hash::{sha256_digest, ContentSha256, Sha256Hasher};
 pub use labels::raw_label;
 pub use outcome::{ProviderOutcome, ProviderStatus, RepairRecord, ViolationRecord};
 pub use placement::{edges_first, Placement};
+pub use ranking::{ranked_frames, RankedFrame};
 pub use status::OutcomeStatus;

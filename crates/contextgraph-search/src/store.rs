@@ -158,6 +158,35 @@ pub fn default_cache_base() -> Option<PathBuf> {
     })
 }
 
+/// The workspace an entry of the cache directory indexes, as recorded in
+/// the header of its journal or snapshot, with the format it was written
+/// in; `None` when neither file starts with a header of ours (not an
+/// index, or one too damaged to name its workspace). Reads at most the
+/// first 64 KiB of one file, through no symlink: for `cgp cache list`.
+pub fn recorded_workspace(entry: &Path) -> Option<(String, u32)> {
+    use std::io::Read as _;
+    const HEADER_LIMIT: u64 = 64 * 1024;
+    ["journal.bin", "index.bin"].iter().find_map(|name| {
+        let path = entry.join(name);
+        if !fs::symlink_metadata(&path).ok()?.is_file() {
+            return None;
+        }
+        let mut head = Vec::new();
+        fs::File::open(&path)
+            .ok()?
+            .take(HEADER_LIMIT)
+            .read_to_end(&mut head)
+            .ok()?;
+        let mut r = Reader::new(&head);
+        let magic = r.take(8)?;
+        if magic != &SNAPSHOT_MAGIC[..] && magic != &JOURNAL_MAGIC[..] {
+            return None;
+        }
+        let version = r.u32()?;
+        Some((r.str()?.to_owned(), version))
+    })
+}
+
 /// A journal entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JournalEntry {
@@ -703,4 +732,27 @@ fn read_entry(r: &mut Reader<'_>) -> Option<JournalEntry> {
         _ => return None,
     };
     r.is_empty().then_some(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_names_the_workspace_its_header_records_and_nothing_else_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().to_path_buf(), Path::new("/src/project"));
+        assert_eq!(recorded_workspace(dir.path()), None, "no files yet");
+        fs::write(store.journal_path(), b"not an index at all").unwrap();
+        assert_eq!(recorded_workspace(dir.path()), None);
+        fs::write(store.journal_path(), &store.header(JOURNAL_MAGIC).buf).unwrap();
+        assert_eq!(
+            recorded_workspace(dir.path()),
+            Some(("/src/project".to_owned(), FORMAT_VERSION))
+        );
+        // A truncated header names nothing rather than half a path.
+        let header = store.header(JOURNAL_MAGIC).buf;
+        fs::write(store.journal_path(), &header[..header.len() - 3]).unwrap();
+        assert_eq!(recorded_workspace(dir.path()), None);
+    }
 }

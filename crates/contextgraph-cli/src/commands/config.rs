@@ -16,7 +16,7 @@ use crate::terminal;
 #[derive(Debug, Clone, Args)]
 pub struct ConfigSelection {
     /// The workspace: where cgp.toml is looked for (walking up to the repository root).
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", value_parser = crate::validate::existing_dir)]
     pub dir: PathBuf,
     /// Use exactly this configuration file instead of looking for cgp.toml
     /// (the per-user file is not read either).

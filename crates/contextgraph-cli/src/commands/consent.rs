@@ -147,13 +147,10 @@ pub fn parse_expiry(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     })
 }
 
+/// A `--json` document (with `format_version`; a list of records is
+/// `{"records": […]}`).
 fn print_json(value: &impl serde::Serialize) -> Result<(), CommandError> {
-    let mut stdout = std::io::stdout().lock();
-    let written = serde_json::to_writer_pretty(&mut stdout, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| stdout.write_all(b"\n"))
-        .and_then(|()| stdout.flush());
-    output::finish_stdout(written)
+    output::print_json("records", value)
 }
 
 fn print_text(text: &str) -> Result<(), CommandError> {

@@ -25,7 +25,7 @@
 use std::io::{IsTerminal, Write};
 
 use clap::{Args, ValueEnum};
-use contextgraph_compose::{Budget, Composition, FrameStatus, Placement};
+use contextgraph_compose::{Budget, FrameStatus, Placement};
 use contextgraph_engine::{
     ContextAnswer, ContextRequest, Engine, EngineOptions, OutcomeStatus, SessionTurn,
 };
@@ -68,13 +68,19 @@ CGP_RANK_SIGNALS_OFF=semantic,roles (or `all`) switches ranking steps off, CGP_R
 switches them on, CGP_SEMANTIC=0 opens without the embedding model; a switch in force is said on
 stderr, a misspelt one is an error. Step names: the workspace provider's README.
 
+--explain and --json list every offered frame best first, with its rank (1 is best) and the
+score its provider gave it; --json carries \"format_version\" (see `cgp --help`).
+
 Exit codes:
-  0  the prompt was written (it may be empty when nothing matched; see --explain); providers
-     that failed or were refused are reported on stderr
+  0  the prompt was written; providers that failed or were refused are reported on stderr
   1  failure: the configuration is wrong, or no provider answered (each one's reason is on stderr)
-  2  usage error")]
+  2  usage error (also: an empty goal, --dir not a directory, --safety-factor below 1,
+     --max-frames 0, --budget 0)
+  3  nothing matched: the providers answered, but no frame is in the prompt (stderr says why
+     and what to try; the prompt is empty, --json and --html are still written)")]
 pub struct ContextArgs {
     /// What the context is for, in your own words.
+    #[arg(value_parser = crate::validate::goal)]
     pub goal: String,
     /// The workspace to draw context from, and where cgp.toml is looked for.
     #[command(flatten)]
@@ -86,7 +92,7 @@ pub struct ContextArgs {
     #[arg(long, value_enum, default_value_t = BudgetUnit::Model)]
     pub unit: BudgetUnit,
     /// Model tokens assumed per budget token when --unit is model (default: safety_factor in cgp.toml, else 1.35).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::validate::safety_factor)]
     pub safety_factor: Option<f64>,
     /// Only these frame kinds (comma-separated: snippet, symbol, doc, …).
     #[arg(long, value_delimiter = ',', value_parser = crate::validate::kind)]
@@ -98,7 +104,7 @@ pub struct ContextArgs {
     #[arg(long, value_enum, default_value_t = PlacementArg::Ranked)]
     pub placement: PlacementArg,
     /// The most frames to ask each provider for.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::validate::max_frames)]
     pub max_frames: u32,
     /// Print the whole composition (prompt, citations, audit, usage) as JSON instead of the prompt.
     #[arg(long)]
@@ -146,17 +152,6 @@ pub enum PlacementArg {
 
 /// Run `cgp context`.
 pub fn run(args: ContextArgs) -> Result<(), CommandError> {
-    if args.goal.trim().is_empty() {
-        return Err("the goal is empty: say what the context is for, e.g. cgp context \"how is the config loaded?\"".into());
-    }
-    if let Some(f) = args.safety_factor {
-        if !(f.is_finite() && f >= 1.0) {
-            return Err(format!(
-                "--safety-factor {f}: must be a number of at least 1.0 (1.35 is typical)"
-            )
-            .into());
-        }
-    }
     let config = args.selection.load()?;
     let tokens = args.budget.unwrap_or(config.budget.value);
     let factor = args.safety_factor.unwrap_or(config.safety_factor.value);
@@ -181,7 +176,7 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         safety_factor: Some(factor),
         budget: Some(budget),
     };
-    let progress = std::io::stderr().is_terminal();
+    let progress = std::io::stderr().is_terminal() && !output::quiet();
     let ask = consent_prompt::interactive(
         args.no_input,
         std::io::stdin().is_terminal(),
@@ -191,11 +186,14 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
     let options = EngineOptions {
         // Indexing progress: a bar on a terminal, otherwise a start and an
         // end line for a long index only (the search library decides).
-        progress: true,
+        progress: !output::quiet(),
         grant_command_args: args.selection.repeat_args(),
         strict_audit: args.strict_audit,
         ..EngineOptions::default()
     };
+    if !output::quiet() {
+        super::first_index::announce(&config, &args.selection.dir);
+    }
     let runtime = runtime()?;
     let mut engine = runtime.block_on(Engine::start_with(&config, &args.selection.dir, options))?;
     if ask {
@@ -220,12 +218,13 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
         })?;
         report_providers(&turn.answer)?;
         if args.explain {
-            explain(&turn.answer.composition);
+            explain(&turn.answer);
         }
         write_outputs(&args, &turn.answer, Some(&turn))?;
         // Kept only once the turn reached stdout: the file never says the
         // model holds what it was not given.
-        return super::session_file::save(path, &args.selection.dir, turn.next_session());
+        super::session_file::save(path, &args.selection.dir, turn.next_session())?;
+        return no_match(&args, &turn.answer);
     }
     let answer = runtime.block_on(async {
         let status = Progress::show(progress, engine.provider_names().len());
@@ -237,9 +236,55 @@ pub fn run(args: ContextArgs) -> Result<(), CommandError> {
     })?;
     report_providers(&answer)?;
     if args.explain {
-        explain(&answer.composition);
+        explain(&answer);
     }
-    write_outputs(&args, &answer, None)
+    write_outputs(&args, &answer, None)?;
+    no_match(&args, &answer)
+}
+
+/// When no frame is in the prompt: say so on stderr with what to try, and
+/// end with [`NoMatch`](super::NoMatch) (exit 3). Otherwise `Ok`.
+fn no_match(args: &ContextArgs, answer: &ContextAnswer) -> Result<(), CommandError> {
+    let frames = &answer.composition.audit.frames;
+    let included = frames.iter().filter(|f| f.is_included()).count();
+    match no_match_hint(&args.goal, &args.kinds, frames.len(), included) {
+        None => Ok(()),
+        Some(text) => {
+            crate::width::say(&text);
+            Err(Box::new(super::NoMatch))
+        }
+    }
+}
+
+/// What to say when `included` of `offered` frames made it into the prompt
+/// and that is none; `None` when there is a prompt.
+fn no_match_hint(goal: &str, kinds: &[String], offered: usize, included: usize) -> Option<String> {
+    if included > 0 {
+        return None;
+    }
+    let goal = contextgraph_types::display_text::bounded(goal, 80);
+    Some(if offered == 0 {
+        let scope = if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" of kind {}", kinds.join(", "))
+        };
+        format!(
+            "cgp: nothing matched {goal:?}: no provider offered a frame{scope}.\n\
+             hint: use words that appear in the code or docs (a function, file or error message), \
+             add --anchor <file-or-symbol>{}; `cgp providers` shows what is queried.",
+            if kinds.is_empty() {
+                ""
+            } else {
+                ", drop --kinds"
+            }
+        )
+    } else {
+        format!(
+            "cgp: no frame for {goal:?} made it into the prompt: {offered} offered, none included.\n\
+             hint: `--explain` says why for each (a larger --budget if they were over budget)."
+        )
+    })
 }
 
 /// Everything written from an answer: the HTML report first (so a bad path
@@ -309,6 +354,10 @@ fn write_html(
 /// `warnings` from the engine added beside `prompt`, `citations`, `audit`, `usage`.
 fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
     let mut value = serde_json::to_value(&answer.composition)?;
+    if let Some(frames) = value.pointer_mut("/audit/frames") {
+        *frames = ranked_frames_json(answer)?;
+    }
+    let mut value = output::json_document("frames", value);
     if let Some(map) = value.as_object_mut() {
         map.insert(
             "providers".to_owned(),
@@ -320,6 +369,25 @@ fn json_output(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
         );
     }
     Ok(value)
+}
+
+/// `audit.frames` best first, each entry with its `rank` (1 is best) and
+/// `score` (as the composer read it; `null` when unknown) beside the
+/// composer's fields.
+fn ranked_frames_json(answer: &ContextAnswer) -> std::io::Result<serde_json::Value> {
+    let ranked = contextgraph_compose::ranked_frames(&answer.composition, &answer.outcomes);
+    let mut out = Vec::with_capacity(ranked.len());
+    for r in ranked {
+        let mut entry = serde_json::to_value(r.entry)?;
+        if let Some(map) = entry.as_object_mut() {
+            map.insert("rank".to_owned(), r.rank.into());
+            // Through the f32's shortest decimal form: 0.95, not 0.949999988.
+            let score = r.score.and_then(|s| s.to_string().parse::<f64>().ok());
+            map.insert("score".to_owned(), score.into());
+        }
+        out.push(entry);
+    }
+    Ok(serde_json::Value::Array(out))
 }
 
 /// A session turn's JSON: the composition's shape with `prompt` (the blocks
@@ -420,35 +488,81 @@ impl Progress {
     }
 }
 
-/// The `--explain` table, on stderr.
-fn explain(c: &Composition) {
+/// The `--explain` table, on stderr: every offered frame best first, with
+/// its rank and score, fitted to the terminal's width (see
+/// [`crate::width`]): the frame column takes what the fixed columns leave
+/// and the detail is cut last.
+fn explain(answer: &ContextAnswer) {
+    let c = &answer.composition;
+    // Unlimited (not a terminal) still lays the table out at a sane width.
+    let columns = crate::width::stderr_columns();
+    let layout = columns.min(200);
     let mut err = std::io::stderr().lock();
     let b = &c.audit.budget;
-    let _ = writeln!(
-        err,
+    let mut lines = vec![format!(
         "budget: {} of {} budget tokens used ({} content, {} preamble and fences)",
         b.used,
         b.requested,
         b.content,
         u64::from(b.used).saturating_sub(b.content)
-    );
-    let _ = writeln!(
-        err,
-        "{:<9} {:>6}  {:<48}  detail",
-        "status", "tokens", "frame"
-    );
-    for f in &c.audit.frames {
+    )];
+    // rank(4) score(5) status(8) tokens(6), single spaces, then frame and detail.
+    const FIXED: usize = 4 + 1 + 5 + 1 + 8 + 1 + 6 + 2 + 2;
+    let room = layout.saturating_sub(1).saturating_sub(FIXED);
+    let frame_width = (room * 3 / 5).clamp(16, 60);
+    let detail_width = room.saturating_sub(frame_width).max(12);
+    lines.push(format!(
+        "{:>4} {:>5} {:<8} {:>6}  {:<frame_width$}  label or reason",
+        "rank", "score", "status", "tokens", "frame"
+    ));
+    for r in contextgraph_compose::ranked_frames(c, &answer.outcomes) {
+        let f = r.entry;
+        // Frame ids, labels and reasons carry file names and provider text;
+        // an id or label keeps its end (file, symbol, lines), a reason its start.
         let (status, detail) = match &f.status {
-            FrameStatus::Included(inc) => ("included", format!("as {:?}", inc.label)),
-            FrameStatus::Excluded(exc) => ("excluded", format!("{exc}")),
+            FrameStatus::Included(inc) => (
+                "included",
+                crate::width::keep_end(&for_terminal(&inc.label), detail_width),
+            ),
+            FrameStatus::Excluded(exc) => ("excluded", for_terminal(&exc.to_string())),
         };
-        // Frame ids and reasons carry file names and provider text.
-        let detail = for_terminal(&detail);
-        let _ = writeln!(
-            err,
-            "{status:<9} {:>6}  {:<48}  {detail}",
-            f.token_cost,
-            contextgraph_types::display_text::bounded(&f.frame.frame_id, 48)
+        let score = r
+            .score
+            .map(|s| format!("{s:.3}"))
+            .unwrap_or_else(|| "—".to_owned());
+        let id = crate::width::keep_end(&for_terminal(&f.frame.frame_id), frame_width);
+        lines.push(format!(
+            "{:>4} {score:>5} {status:<8} {:>6}  {id:<frame_width$}  {detail}",
+            r.rank, f.token_cost,
+        ));
+    }
+    for line in lines {
+        let _ = writeln!(err, "{}", crate::width::fit(&line, columns));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_match_hint;
+
+    #[test]
+    fn a_prompt_with_a_frame_needs_no_hint_and_each_empty_case_gets_its_own() {
+        assert_eq!(no_match_hint("retry", &[], 5, 1), None);
+        let nothing = no_match_hint("retry", &[], 0, 0).unwrap();
+        assert!(nothing.contains("nothing matched \"retry\"") && nothing.contains("--anchor"));
+        assert!(!nothing.contains("--kinds"));
+        let kinds = no_match_hint("retry", &["doc".to_owned()], 0, 0).unwrap();
+        assert!(
+            kinds.contains("of kind doc") && kinds.contains("drop --kinds"),
+            "{kinds}"
         );
+        let over = no_match_hint("retry", &[], 4, 0).unwrap();
+        assert!(
+            over.contains("4 offered, none included") && over.contains("--explain"),
+            "{over}"
+        );
+        // The goal is shown escaped and bounded.
+        let hostile = no_match_hint("a\x1b[2Jb", &[], 0, 0).unwrap();
+        assert!(!hostile.contains('\x1b'), "{hostile}");
     }
 }

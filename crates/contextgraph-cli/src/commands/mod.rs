@@ -6,11 +6,14 @@
 
 pub mod bridge;
 pub mod bridge_startup;
+pub mod cache;
+pub mod completions;
 pub mod config;
 pub mod consent;
 pub mod consent_prompt;
 pub mod context;
 pub mod files;
+pub mod first_index;
 pub mod inspect;
 pub mod mcp;
 pub mod new;
@@ -38,6 +41,19 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// `cgp context` found no frame for the goal: the hint is already on
+/// stderr, and `cgp` exits 3 (`output::EXIT_NO_MATCH`).
+#[derive(Debug)]
+pub struct NoMatch;
+
+impl std::fmt::Display for NoMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no frame matched the goal")
+    }
+}
+
+impl std::error::Error for NoMatch {}
+
 /// Run one command.
 pub fn run(command: Command) -> Result<(), CommandError> {
     match command {
@@ -51,5 +67,8 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Bridge(args) => bridge::run(args),
         Command::Trust(args) => trust::run(args),
         Command::New(args) => new::run(args),
+        Command::Cache(args) => cache::run(args),
+        Command::Completions(args) => completions::run_completions(args),
+        Command::Man(args) => completions::run_man(args),
     }
 }

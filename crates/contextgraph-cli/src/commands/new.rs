@@ -144,10 +144,17 @@ pub fn validate_name(name: &str) -> Result<(), NewError> {
     Ok(())
 }
 
-/// The `[dependencies]` lines of a Rust project: path dependencies into
-/// `sdk` when given (or the checkout this binary was built from, when it
-/// still exists), otherwise this cgp's version from crates.io.
-pub fn rust_dependency(sdk: Option<&Path>) -> Result<String, NewError> {
+/// The `[dependencies]` lines of a Rust project that will live at
+/// `project` (absolute): path dependencies into `sdk` when given (or the
+/// checkout this binary was built from, when it still exists), otherwise
+/// this cgp's version from crates.io.
+///
+/// A path is written relative to the project, so the project keeps
+/// building when it and the checkout move together (a project inside the
+/// checkout, or beside it), and never names the directory it was created
+/// from; the comment above it says which checkout, and the registry lines
+/// to use once the SDK is published.
+pub fn rust_dependency(sdk: Option<&Path>, project: &Path) -> Result<String, NewError> {
     let checkout = match sdk {
         Some(dir) => {
             if !dir
@@ -156,7 +163,7 @@ pub fn rust_dependency(sdk: Option<&Path>) -> Result<String, NewError> {
             {
                 return Err(NewError::NotASdkCheckout(dir.to_path_buf()));
             }
-            Some(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()))
+            Some(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()))
         }
         None => {
             let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -166,22 +173,47 @@ pub fn rust_dependency(sdk: Option<&Path>) -> Result<String, NewError> {
                 .then(|| std::fs::canonicalize(&built_from).unwrap_or(built_from))
         }
     };
+    let v = env!("CARGO_PKG_VERSION");
     Ok(match checkout {
         Some(root) => {
-            let path =
-                |krate: &str| toml_string(&root.join("crates").join(krate).display().to_string());
+            let relative = relative_path(project, &root);
+            let path = |krate: &str| {
+                toml_string(&relative.join("crates").join(krate).display().to_string())
+            };
             format!(
-                "# The SDK of the contextgraph checkout at {root}.\ncontextgraph-provider-sdk = {{ path = {} }}\ncontextgraph-types = {{ path = {} }}",
+                "# The SDK of the contextgraph checkout at {root}, by a path relative to this\n\
+                 # project: it keeps building when both move together (`cgp new provider\n\
+                 # --sdk DIR` writes one for another checkout). Once the SDK is on crates.io,\n\
+                 # these two lines can be:\n\
+                 #   contextgraph-provider-sdk = \"{v}\"\n\
+                 #   contextgraph-types = \"{v}\"\n\
+                 contextgraph-provider-sdk = {{ path = {} }}\ncontextgraph-types = {{ path = {} }}",
                 path("contextgraph-provider-sdk"),
                 path("contextgraph-types"),
                 root = root.display()
             )
         }
-        None => {
-            let v = env!("CARGO_PKG_VERSION");
-            format!("contextgraph-provider-sdk = \"{v}\"\ncontextgraph-types = \"{v}\"")
-        }
+        None => format!("contextgraph-provider-sdk = \"{v}\"\ncontextgraph-types = \"{v}\""),
     })
+}
+
+/// The path from the directory `from` to `to`, both absolute: `..` for
+/// each component of `from` past their common prefix, then the rest of `to`.
+fn relative_path(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for c in &to[common..] {
+        out.push(c);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
 }
 
 /// `text` as a TOML basic string.
@@ -205,9 +237,15 @@ pub fn project_files(
     name: &str,
     lang: Lang,
     sdk: Option<&Path>,
+    parent: &Path,
 ) -> Result<Vec<(PathBuf, String)>, NewError> {
     let dependency = match lang {
-        Lang::Rust => rust_dependency(sdk)?,
+        Lang::Rust => {
+            let parent = std::fs::canonicalize(parent)
+                .or_else(|_| std::path::absolute(parent))
+                .unwrap_or_else(|_| parent.to_path_buf());
+            rust_dependency(sdk, &parent.join(name))?
+        }
         Lang::Python | Lang::Typescript => String::new(),
     };
     let fill = |text: &str| {
@@ -251,7 +289,7 @@ pub fn create_project(
     if !parent.is_dir() {
         return Err(NewError::NoParent(parent.to_path_buf()));
     }
-    let files = project_files(name, lang, sdk)?;
+    let files = project_files(name, lang, sdk, parent)?;
     let root = parent.join(name);
     // `create_dir` (not `create_dir_all`) fails on anything already there,
     // including a dangling symlink: an existing path is never written into.
@@ -287,7 +325,12 @@ pub fn run(args: NewArgs) -> Result<(), CommandError> {
     }
     let root = match create_project(&args.dir, &args.name, args.lang, args.sdk.as_deref()) {
         Ok(root) => root,
-        Err(e @ NewError::InvalidName { .. }) => return Err(Box::new(UsageError(e.to_string()))),
+        // Bad argument values are usage errors (exit 2), like clap's own.
+        Err(
+            e @ (NewError::InvalidName { .. }
+            | NewError::NoParent(_)
+            | NewError::NotASdkCheckout(_)),
+        ) => return Err(Box::new(UsageError(e.to_string()))),
         Err(e) => return Err(Box::new(e)),
     };
     let shown = root.display();
@@ -415,9 +458,43 @@ mod tests {
     fn sdk_must_be_a_checkout_and_paths_are_toml_strings() {
         let dir = tempfile::tempdir().unwrap();
         assert!(matches!(
-            rust_dependency(Some(dir.path())).unwrap_err(),
+            rust_dependency(Some(dir.path()), Path::new("/p")).unwrap_err(),
             NewError::NotASdkCheckout(_)
         ));
         assert_eq!(toml_string("C:\\a \"b\""), "\"C:\\\\a \\\"b\\\"\"");
+    }
+
+    #[test]
+    fn the_sdk_path_is_relative_to_the_project_so_moving_both_keeps_it() {
+        assert_eq!(
+            relative_path(
+                Path::new("/src/contextgraph/target/x"),
+                Path::new("/src/contextgraph")
+            ),
+            PathBuf::from("../..")
+        );
+        assert_eq!(
+            relative_path(Path::new("/home/me/notes"), Path::new("/src/cg")),
+            PathBuf::from("../../../src/cg")
+        );
+        assert_eq!(
+            relative_path(Path::new("/a"), Path::new("/a")),
+            PathBuf::from(".")
+        );
+        // A real checkout (this one): the lines name it by a relative path only.
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let checkout = std::fs::canonicalize(checkout).unwrap();
+        let project = checkout.join("target/scaffolds/team-notes");
+        let lines = rust_dependency(Some(&checkout), &project).unwrap();
+        assert!(
+            lines.contains("contextgraph-provider-sdk = { path = \"../../../crates/contextgraph-provider-sdk\" }"),
+            "{lines}"
+        );
+        let code: Vec<&str> = lines.lines().filter(|l| !l.starts_with('#')).collect();
+        assert!(
+            code.iter()
+                .all(|l| !l.contains(&*checkout.to_string_lossy())),
+            "no absolute path outside the comment: {lines}"
+        );
     }
 }

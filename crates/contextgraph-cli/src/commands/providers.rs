@@ -16,7 +16,7 @@ use crate::terminal::for_terminal;
 #[command(after_help = "\
 Examples:
   cgp providers                    # a table: name, version, transport, data flow, capabilities, consent, health
-  cgp providers --json | jq '.[] | select(.consent.state == \"required\")'
+  cgp providers --json | jq '.providers[] | select(.consent.state == \"required\")'
   cgp providers --config ./ci/cgp.toml
 
 Only the handshake is exchanged: no query is sent to any provider.
@@ -47,15 +47,13 @@ pub fn run(args: ProvidersArgs) -> Result<(), CommandError> {
         engine.shutdown().await;
         Ok::<_, CommandError>(statuses)
     })?;
-    let mut stdout = std::io::stdout().lock();
-    let written = if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &statuses)
-            .map_err(std::io::Error::from)
-            .and_then(|()| stdout.write_all(b"\n"))
+    if args.json {
+        output::print_json("providers", &statuses)?;
     } else {
-        stdout.write_all(table(&statuses).as_bytes())
-    };
-    output::finish_stdout(written.and_then(|()| stdout.flush()))?;
+        let mut stdout = std::io::stdout().lock();
+        let written = stdout.write_all(table(&statuses).as_bytes());
+        output::finish_stdout(written.and_then(|()| stdout.flush()))?;
+    }
     let down: Vec<&str> = statuses
         .iter()
         .filter(|s| s.health.is_err())
@@ -137,8 +135,14 @@ fn health(s: &ProviderStatus) -> String {
 }
 
 /// The table: one row per provider, columns padded to their widest cell
-/// except the last (health), which carries the error.
+/// except the last (health), which carries the error. When that is wider
+/// than the terminal (see [`crate::width`]), one block per provider
+/// instead, every value wrapped to the width and none cut.
 fn table(statuses: &[ProviderStatus]) -> String {
+    table_for(statuses, crate::width::stdout_columns())
+}
+
+fn table_for(statuses: &[ProviderStatus], columns: usize) -> String {
     let header = [
         "NAME",
         "VERSION",
@@ -191,6 +195,39 @@ fn table(statuses: &[ProviderStatus]) -> String {
     let mut out = line(&header.map(str::to_owned));
     for row in &rows {
         out.push_str(&line(row));
+    }
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    if widest < columns {
+        return out;
+    }
+    blocks(&header, &rows, columns)
+}
+
+/// One block per provider: its name, then `  FIELD  value` lines, values
+/// wrapped under themselves to fit `columns`.
+fn blocks(header: &[&str; 7], rows: &[[String; 7]], columns: usize) -> String {
+    let label_width = header[1..].iter().map(|h| h.len()).max().unwrap_or(0);
+    let indent = 2 + label_width + 2;
+    let room = columns.saturating_sub(1).saturating_sub(indent).max(10);
+    let mut out = String::new();
+    for (n, row) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        for piece in crate::width::wrap(&row[0], columns.saturating_sub(1).max(10)) {
+            out.push_str(&piece);
+            out.push('\n');
+        }
+        for (field, value) in header[1..].iter().zip(&row[1..]) {
+            for (i, piece) in crate::width::wrap(value, room).into_iter().enumerate() {
+                let label = if i == 0 {
+                    field.to_ascii_lowercase()
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!("  {label:<label_width$}  {piece}\n"));
+            }
+        }
     }
     out
 }

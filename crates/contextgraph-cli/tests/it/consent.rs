@@ -121,12 +121,12 @@ fn c6_a_scoped_provider_without_scope_is_refused_naming_the_command_and_a_receip
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v[0]["record"], "scope_receipt", "{v}");
-    assert_eq!(v[0]["scope"], "third-party-model");
+    assert_eq!(v["records"][0]["record"], "scope_receipt", "{v}");
+    assert_eq!(v["records"][0]["scope"], "third-party-model");
     assert!(
-        v[0]["expires_at"]
+        v["records"][0]["expires_at"]
             .as_str()
-            .is_some_and(|e| e > v[0]["granted_at"].as_str().unwrap()),
+            .is_some_and(|e| e > v["records"][0]["granted_at"].as_str().unwrap()),
         "{v}"
     );
 }

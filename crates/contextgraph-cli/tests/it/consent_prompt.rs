@@ -10,11 +10,8 @@
 //! printed); `--no-input`, `CI`, or either of stdin and stderr not a
 //! terminal mean no question at all (C1, C2, C6).
 
-use std::ffi::CStr;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -31,35 +28,7 @@ const EGRESS: &str = r#"{"reads":true,"writes":false,"egress":true}"#;
 const SCOPED: &str =
     r#"{"reads":true,"writes":false,"egress":true,"egress_scopes":["third-party-model"]}"#;
 
-/// A pseudo-terminal pair (also used by `trust_round_two`'s N11 test).
-pub(crate) struct Pty {
-    pub(crate) master: File,
-    pub(crate) slave: File,
-}
-
-// The crate denies unsafe code; this is its one exception (see SAFETY below).
-#[allow(unsafe_code)]
-pub(crate) fn open_pty() -> Pty {
-    // SAFETY: plain POSIX calls on a descriptor we own; each result is checked,
-    // and the name buffer is NUL-terminated by ptsname_r on success.
-    unsafe {
-        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
-        assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
-        let master = File::from_raw_fd(fd);
-        assert_eq!(libc::grantpt(fd), 0, "grantpt");
-        assert_eq!(libc::unlockpt(fd), 0, "unlockpt");
-        let mut name = [0 as libc::c_char; 256];
-        assert_eq!(libc::ptsname_r(fd, name.as_mut_ptr(), name.len()), 0);
-        let path = CStr::from_ptr(name.as_ptr()).to_str().unwrap().to_owned();
-        let slave = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&path)
-            .unwrap_or_else(|e| panic!("open {path}: {e}"));
-        Pty { master, slave }
-    }
-}
+use crate::common::pty::open_pty;
 
 /// The shared sandbox (contextgraph-testkit) with what the consent
 /// question needs on top: a user name, a dumb terminal, no `CI` (which

@@ -146,14 +146,14 @@ fn explain_writes_the_table_to_stderr_and_a_closed_stdout_is_not_a_panic() {
 }
 
 #[test]
-fn an_empty_goal_or_a_missing_workspace_is_a_clear_error() {
+fn an_empty_goal_or_a_missing_workspace_is_a_clear_usage_error() {
     let ws = workspace();
     let out = cgp(ws.path(), &["  "]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("goal is empty"));
     let out = cgp(&ws.path().join("does-not-exist"), &["retry"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot index the workspace"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such directory"));
 }
 
 // ---- Configured providers, through the engine ----

@@ -10,10 +10,12 @@ mod common;
 
 #[cfg(feature = "test-fixtures")]
 mod bridge;
+mod cache;
 mod config;
 mod consent;
 mod consent_prompt;
 mod context;
+mod conventions;
 mod freshness;
 mod inspect_docs_strict;
 mod inspect_exit_codes;
@@ -25,6 +27,7 @@ mod mcp;
 #[cfg(feature = "test-fixtures")]
 mod mcp_startup;
 mod provider_start;
+mod output_width;
 mod providers;
 mod serve_docs;
 mod serve_http;

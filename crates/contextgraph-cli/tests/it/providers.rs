@@ -81,7 +81,8 @@ fn c1_json_reports_an_egress_provider_as_needing_consent_with_the_exact_command_
     let out = s.run(&["providers", "--json", "--config", file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let remote = v
+    assert_eq!(v["format_version"], 1, "{v}");
+    let remote = v["providers"]
         .as_array()
         .unwrap()
         .iter()
@@ -216,10 +217,13 @@ fn c8_an_http_provider_gets_its_bearer_token_from_the_named_variable_and_it_is_n
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v[0]["health"]["status"], "ok", "{v}");
-    assert_eq!(v[0]["transport"], format!("http ({})", server.url));
+    assert_eq!(v["providers"][0]["health"]["status"], "ok", "{v}");
+    assert_eq!(
+        v["providers"][0]["transport"],
+        format!("http ({})", server.url)
+    );
     // Loopback and egress: false: no consent needed (C4 applies to remote hosts only).
-    assert_eq!(v[0]["consent"]["state"], "not_required", "{v}");
+    assert_eq!(v["providers"][0]["consent"]["state"], "not_required", "{v}");
     let out = s
         .command(&["context", "retry backoff"])
         .env("CLIENT_TOKEN", "tok-right-123")

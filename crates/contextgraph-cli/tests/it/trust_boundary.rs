@@ -293,7 +293,7 @@ fn finding_2_a_workspace_consent_store_never_grants_consent() {
     );
     let out = s.run(&["providers", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let remote = v
+    let remote = v["providers"]
         .as_array()
         .unwrap()
         .iter()
@@ -452,7 +452,7 @@ fn finding_8_a_corrupt_revocation_does_not_bring_a_grant_back() {
     assert!(err.contains("line 2"), "{err}");
     let out = s.run(&["providers", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let remote = &v[0];
+    let remote = &v["providers"][0];
     assert_eq!(remote["consent"]["state"], "required", "{v}");
     assert!(
         remote["consent"]["reason"]

@@ -210,7 +210,7 @@ fn n11_escape_sequences_reach_a_terminal_escaped_and_a_pipe_verbatim() {
         stdout(&piped).contains("\u{1b}]52;c;ZXZpbA=="),
         "piped output is byte-exact"
     );
-    let pty = crate::consent_prompt::open_pty();
+    let pty = crate::common::pty::open_pty();
     let mut child = s
         .command(&["context", "retry_backoff_evil", "--dir", &ws])
         .stdout(Stdio::from(pty.slave.try_clone().unwrap()))

@@ -318,11 +318,7 @@ fn candidate<'a>(
     keyer: &Keyer,
 ) -> Candidate<'a> {
     let frame = job.frame;
-    let score = if frame.score.is_nan() {
-        0.0
-    } else {
-        frame.score.clamp(0.0, 1.0)
-    };
+    let score = crate::ranking::composer_score(frame.score);
     let label = raw_label(
         frame.citation_label.as_deref(),
         &frame.title,

@@ -142,8 +142,8 @@ fn html_report_without_outcomes_lists_every_frame_and_the_budget() {
     let c = hostile_composition(&outcomes);
     let html = render(&c);
     assert!(html.starts_with("<!DOCTYPE html>"));
-    let rows = html.matches("<tr class=\"inc\"><td class=\"st\">").count()
-        + html.matches("<tr class=\"exc\"><td class=\"st\">").count();
+    let rows = html.matches("<tr class=\"inc\"><td class=\"n\">").count()
+        + html.matches("<tr class=\"exc\"><td class=\"n\">").count();
     assert_eq!(rows, c.audit.frames.len(), "one row per offered frame");
     assert!(
         html.contains("over budget"),
@@ -297,4 +297,166 @@ fn html_report_in_headless_chromium_screenshots_as_a_non_blank_page() {
         differing > pixels.len() / step / 50,
         "the page is not blank: {differing} pixels differ from the first"
     );
+}
+
+/// Realistic frames as the workspace provider names them (long path ids,
+/// one id with no break opportunity at all), with descending scores.
+fn workspace_like_outcomes() -> Vec<ProviderOutcome> {
+    let mut frames = Vec::new();
+    for n in 0..18u32 {
+        let id = if n == 7 {
+            "x".repeat(140)
+        } else {
+            format!(
+                "crates/contextgraph-provider-workspace/src/module_{n}/deeply_nested_file_{n}.rs#fn:compose_the_thing_{n}:L{}-{}",
+                n * 10 + 1,
+                n * 10 + 40
+            )
+        };
+        let content = format!(
+            "fn compose_the_thing_{n}() {{ /* {} */ }}\n",
+            "body ".repeat(40)
+        );
+        let mut f = ContextFrame::new(
+            &id,
+            FrameKind::Symbol,
+            format!("compose_the_thing_{n} in deeply_nested_file_{n}.rs"),
+            &content,
+        );
+        f.content_digest = Some(sha256_digest(content.as_bytes()));
+        f.score = 1.0 - n as f32 * 0.05;
+        frames.push(f);
+    }
+    vec![ProviderOutcome::accepted(
+        "contextgraph-provider-workspace-with-a-long-name",
+        frames,
+    )]
+}
+
+/// The report's layout measured in the browser at `width` px: the page is
+/// copied without its no-script policy and with a script that writes the
+/// measurements into the DOM, which `--dump-dom` then shows.
+fn measure_layout(browser: &str, dir: &Path, width: u32) -> serde_json::Value {
+    let outcomes = workspace_like_outcomes();
+    let c = compose(&outcomes, &Options::new(Budget::budget_tokens(900))).expect("composes");
+    assert!(
+        c.audit.frames.iter().any(|f| !f.is_included()),
+        "some frames are excluded, so both kinds of rows are measured"
+    );
+    let html = render_with(
+        &c,
+        &HtmlOptions {
+            goal: Some("how is the thing composed?"),
+            outcomes: &outcomes,
+            ..HtmlOptions::default()
+        },
+    );
+    let csp_start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .expect("the page has its policy");
+    let csp_end = csp_start + html[csp_start..].find('>').expect("meta ends") + 1;
+    let script = "<script>\
+        const d=document.documentElement;\
+        const w=s=>[...document.querySelectorAll(s)].map(e=>e.getBoundingClientRect());\
+        const ids=w('#frames code').map(r=>r.width);\
+        const rows=w('#frames tr').map(r=>r.height);\
+        const right=Math.max(...w('table').map(r=>r.right));\
+        const p=document.createElement('pre');p.id='measure';\
+        p.textContent='MEASURE'+JSON.stringify({scroll:d.scrollWidth,client:d.clientWidth,\
+        inner:innerWidth,minId:Math.min(...ids),maxRow:Math.max(...rows),right:right})+'END';\
+        document.body.appendChild(p);</script>";
+    let measured = format!(
+        "{}{}",
+        &html[..csp_start],
+        &html[csp_end..].replace("</body>", &format!("{script}</body>"))
+    );
+    let page = dir.join(format!("report-{width}.html"));
+    std::fs::write(&page, measured).expect("page written");
+    let profile = dir.join(format!("p{width}"));
+    std::fs::create_dir_all(&profile).expect("profile dir");
+    let dom = run_chromium(
+        browser,
+        &page,
+        &profile,
+        &[
+            "--dump-dom".to_owned(),
+            format!("--window-size={width},1000"),
+            "--hide-scrollbars".to_owned(),
+            "--virtual-time-budget=3000".to_owned(),
+        ],
+    );
+    // The script's own text holds `MEASURE'`; its output `MEASURE{`.
+    let start = dom.find("MEASURE{").expect("the measuring script ran") + "MEASURE".len();
+    let end = start + dom[start..].find("}END").expect("measurement ends") + 1;
+    serde_json::from_str(&dom[start..end].replace("&amp;", "&")).expect("measurements")
+}
+
+#[test]
+fn html_report_fits_700_and_1400_pixel_windows_without_wrapping_ids_per_character() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    for width in [700u32, 1400] {
+        let m = measure_layout(browser, dir.path(), width);
+        let num = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} in {m}"));
+        assert_eq!(
+            num("inner"),
+            f64::from(width),
+            "the window is {width} px: {m}"
+        );
+        assert!(
+            num("scroll") <= num("client"),
+            "no horizontal overflow at {width} px: {m}"
+        );
+        assert!(
+            num("right") <= f64::from(width),
+            "tables end inside the page at {width} px: {m}"
+        );
+        // One character of the 12 px monospace id font is about 7 px: an id
+        // cell of 150 px shows 20 characters a line, not one.
+        assert!(
+            num("minId") >= 150.0,
+            "ids are not wrapped a character a line at {width} px: {m}"
+        );
+        // The longest row (a 140-character id without a break) stays a few lines.
+        assert!(
+            num("maxRow") <= 240.0,
+            "rows stay readable at {width} px: {m}"
+        );
+    }
+}
+
+#[test]
+fn html_report_lists_frames_best_first_with_rank_score_and_explains_its_terms() {
+    let outcomes = workspace_like_outcomes();
+    let c = compose(&outcomes, &Options::new(Budget::budget_tokens(900))).expect("composes");
+    let html = render_with(
+        &c,
+        &HtmlOptions {
+            outcomes: &outcomes,
+            ..HtmlOptions::default()
+        },
+    );
+    let frames = &html[html.find("id=\"frames\"").unwrap()..];
+    // Rows in rank order 1, 2, 3, … with scores descending.
+    let ranks: Vec<u32> = frames
+        .split("<td class=\"n\">")
+        .skip(1)
+        .step_by(3)
+        .map(|cell| cell[..cell.find('<').unwrap()].parse().unwrap())
+        .take(18)
+        .collect();
+    assert_eq!(ranks, (1..=18).collect::<Vec<_>>(), "{frames:.2000}");
+    let first = frames.find("compose_the_thing_0 in").unwrap();
+    let second = frames.find("compose_the_thing_1 in").unwrap();
+    assert!(first < second, "the best frame comes first");
+    assert!(frames.contains("<td class=\"n\">1</td><td class=\"n\">1.000</td>"));
+    for term in [
+        "<dt>demand</dt>",
+        "<dt>share</dt>",
+        "<dt>charge</dt>",
+        "<dt>UR1</dt>",
+        "<dt>rank</dt>",
+    ] {
+        assert!(html.contains(term), "{term} is explained on the page");
+    }
 }

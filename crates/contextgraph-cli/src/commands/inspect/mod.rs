@@ -199,7 +199,10 @@ fn verdict(report: &Report) -> Result<(), CommandError> {
 /// Print the report; a closed stdout (`cgp inspect … | head`) is ignored.
 fn print_report(report: &Report, json: bool) {
     let text = if json {
-        let mut t = report.to_json();
+        let value = serde_json::to_value(report)
+            .map(|v| crate::output::json_document("checks", v))
+            .and_then(|v| serde_json::to_string_pretty(&v));
+        let mut t = value.unwrap_or_else(|_| report.to_json());
         t.push('\n');
         t
     } else {

@@ -2,4 +2,5 @@
 #![allow(dead_code)] // each module uses a different subset
 
 pub mod inspect;
+pub mod pty;
 pub mod serve_http;
