@@ -102,7 +102,7 @@ fn render(frames: &[Parts]) -> String {
     }))
 }
 
-/// `fence`: the input (lossy UTF-8) as frames (see [`frames_of`]) and as a
+/// `fence`: the input (lossy UTF-8) as frames (see `frames_of`) and as a
 /// prompt.
 ///
 /// - Render then parse is the identity: every content, label, title and
@@ -110,7 +110,7 @@ fn render(frames: &[Parts]) -> String {
 ///   another or broke an attribute; there is exactly one opening and one
 ///   closing fence line per frame.
 /// - The token shows in no content or attribute to a reader, look-alikes
-///   included ([`shows_token`]); asserted only when
+///   included (`shows_token`); asserted only when
 ///   [`lookalike_property_enabled`] (finding N4).
 /// - The input read as a prompt parses or is refused with an error, and
 ///   what parses renders back to a prompt that parses to the same frames.

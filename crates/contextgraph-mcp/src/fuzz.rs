@@ -33,7 +33,7 @@ impl ContextService for Echo {
         }
         Ok(ContextToolReply {
             prompt: format!("{} {:?} {:?}", request.goal, request.kinds, request.anchors),
-            citations: Vec::new(),
+            frames: Vec::new(),
             providers: vec![ProviderContribution {
                 provider_id: "echo".into(),
                 status: "accepted".into(),
@@ -85,7 +85,7 @@ const SESSION_DEADLINE: Duration = Duration::from_secs(10);
 /// (after a valid handshake when its first byte is even), one session of
 /// the real server (the line guard, rmcp, the tools) over a service without
 /// an index. The session ends when the input does, within
-/// [`SESSION_DEADLINE`]. Every line also goes through the guard alone (a
+/// `SESSION_DEADLINE`. Every line also goes through the guard alone (a
 /// refusal has a JSON-RPC error code), and every `params.arguments` object
 /// through both tools directly.
 pub fn mcp_server(data: &[u8]) {

@@ -26,8 +26,8 @@ mod interop_host;
 mod mcp;
 #[cfg(feature = "test-fixtures")]
 mod mcp_startup;
-mod provider_start;
 mod output_width;
+mod provider_start;
 mod providers;
 mod serve_docs;
 mod serve_http;

@@ -432,20 +432,50 @@ fn n15_cgp_config_never_prints_a_raw_bidi_control() {
     assert!(stdout(&out).contains("\\u202E"), "{}", stdout(&out));
 }
 
+/// Wait until process `pid` has installed its SIGBUS handler (Linux shows
+/// caught signals as a bit mask in `/proc/PID/status`), so the signal below
+/// tests the handler rather than racing the process's start on a busy
+/// machine. Elsewhere, a fixed pause.
+#[cfg(unix)]
+fn wait_for_bus_handler(pid: u32) {
+    let status = format!("/proc/{pid}/status");
+    if !std::path::Path::new(&status).exists() {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        return;
+    }
+    let sigbus_bit = 1u64 << (libc::SIGBUS - 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        let caught = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("SigCgt:"))
+                    .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            })
+            .unwrap_or(0);
+        if caught & sigbus_bit != 0 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("cgp (pid {pid}) never installed a SIGBUS handler");
+}
+
 /// N10: a SIGBUS (a mapped index truncated under cgp) is reported in a
 /// sentence on stderr, not a silent death.
 #[cfg(unix)]
 #[test]
 fn n10_a_bus_error_is_reported_before_cgp_exits() {
     let s = Sandbox::new(CGP);
-    let mut child = s
+    let child = s
         .command(&["mcp"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_for_bus_handler(child.id());
     let sent = Command::new("kill")
         .args(["-BUS", &child.id().to_string()])
         .status()

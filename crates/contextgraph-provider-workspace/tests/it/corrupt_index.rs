@@ -214,10 +214,10 @@ fn n6_the_cache_directory_must_be_the_users_own_and_temp_files_follow_no_symlink
     drop(p);
     // Group- or world-writable: refused, with what to do.
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let err = WorkspaceProvider::open(f.dir.path(), f.options())
-        .err()
-        .expect("a writable-by-others cache dir is refused")
-        .to_string();
+    let err = match WorkspaceProvider::open(f.dir.path(), f.options()) {
+        Ok(_) => panic!("a writable-by-others cache dir is refused"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("may be written by other users"), "{err}");
     assert!(err.contains("CONTEXTGRAPH_WORKSPACE_CACHE"), "{err}");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
@@ -231,9 +231,9 @@ fn n6_the_cache_directory_must_be_the_users_own_and_temp_files_follow_no_symlink
         eprintln!("skipped the ownership half: chown needs root");
         return;
     }
-    let err = WorkspaceProvider::open(f.dir.path(), f.options())
-        .err()
-        .expect("another user's cache dir is refused")
-        .to_string();
+    let err = match WorkspaceProvider::open(f.dir.path(), f.options()) {
+        Ok(_) => panic!("another user's cache dir is refused"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("belongs to another user (uid 65534)"), "{err}");
 }

@@ -6,10 +6,10 @@
 //! get heading sections; everything else falls back to line windows.
 //!
 //! Everything the chunker knows of a code language is in that language's
-//! file beside this one (`rust.rs`, `ruby.rs`, …): one [`spec::LangSpec`]
+//! file beside this one (`rust.rs`, `ruby.rs`, …): one `LangSpec`
 //! holding its grammar, file names, definition, container, wrapper and
 //! comment node kinds, and its call and import shapes. Adding a language is
-//! that file, a variant here, and its line in [`Language::spec`].
+//! that file, a variant here, and its line in `Language::spec`.
 
 pub(crate) mod spec;
 pub(crate) mod syntax;
