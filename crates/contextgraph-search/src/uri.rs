@@ -171,7 +171,7 @@ mod tests {
             "filé:x",
             "é#é",
             "#文",
-            "文#%E6%96%87",
+            "文#%e6%96%87",
         ] {
             let _ = parse_anchor(root, anchor);
         }
@@ -180,7 +180,7 @@ mod tests {
             parse_anchor(root, "文档/说明.md").unwrap().rel_path,
             "文档/说明.md"
         );
-        let a = parse_anchor(root, "src/a.rs#%E6%96%87").unwrap();
+        let a = parse_anchor(root, "src/a.rs#%e6%96%87").unwrap();
         assert_eq!(a.local_id.as_deref(), Some("文"));
     }
 }

@@ -180,11 +180,16 @@ fn declared_egress_is_announced_in_the_handshake() {
         r#"{{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}}"#
     )
     .unwrap();
+    // A host waits for the acknowledgement before it says anything else (the
+    // bridge answers the handshake once the MCP server is initialized, and a
+    // shutdown sent before that ends the session without one).
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
     writeln!(stdin, r#"{{"type":"shutdown"}}"#).unwrap();
     drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let ack: Value =
-        serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    assert!(child.wait().unwrap().success());
+    let ack: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(ack["provider"]["name"], "notes");
     assert_eq!(ack["provider"]["data_flow"]["egress"], true);
     assert_eq!(

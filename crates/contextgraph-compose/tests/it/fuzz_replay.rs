@@ -11,11 +11,9 @@ fn fence_inputs_replay_without_a_broken_property() {
 }
 
 /// Finding N4 of issue 26 (look-alike letters forge the fence token):
-/// every kept input with the look-alike property asserted. Fails on the
-/// code before the N4 fix; once it lands, drop the `ignore` and turn on
-/// `fuzz::N4_LOOKALIKE_PROPERTY_DEFAULT`.
+/// every kept input with the look-alike property asserted (the `N4-…`
+/// inputs in `fuzz/regressions/fence/` fail on the code before the fix).
 #[test]
-#[ignore = "N4 (issue 26) open: the fence token's look-alike fold misses Cyrillic/Greek letters"]
 fn fence_inputs_hold_the_lookalike_property_n4() {
     replay("fence", |data| fuzz::fence_with(data, true));
 }
