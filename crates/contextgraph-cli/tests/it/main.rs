@@ -26,6 +26,8 @@ mod interop_host;
 mod mcp;
 #[cfg(feature = "test-fixtures")]
 mod mcp_startup;
+#[cfg(feature = "test-fixtures")]
+mod mcp_startup_ts;
 mod output_width;
 mod provider_start;
 mod providers;

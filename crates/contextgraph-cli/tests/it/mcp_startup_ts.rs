@@ -1,0 +1,61 @@
+//! `cgp mcp` with the official TypeScript MCP SDK as the client
+//! (tests/node/startup_mcp.mjs), the SDK most agent clients are built on:
+//! initialize answered while the index build is held (the
+//! `CGP_TEST_HOLD_INDEX` hook), progress notifications received, and the
+//! README's agent snippets run as written. The SDK is installed by
+//! `.ci/run` into `target/node-mcp` (`npm install --prefix target/node-mcp
+//! @modelcontextprotocol/sdk@1.32.2`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::CGP;
+
+fn sdk_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/node-mcp");
+    dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
+        .exists()
+        .then_some(dir)
+}
+
+/// Run one check of startup_mcp.mjs; under CI a missing SDK fails,
+/// elsewhere it skips with a note.
+fn run(check: &str, extra: &[&str]) {
+    let Some(sdk) = sdk_dir() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "target/node-mcp is missing under CI: .ci/run must install the TypeScript MCP SDK there"
+        );
+        eprintln!("note: skipped: no TypeScript MCP SDK in target/node-mcp (npm install --prefix target/node-mcp @modelcontextprotocol/sdk@1.32.2)");
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/startup_mcp.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(&sdk)
+        .arg(CGP)
+        .arg(work.path())
+        .arg(check)
+        .args(extra)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn typescript_sdk_initialize_before_the_index_exists_and_progress_reaches_it() {
+    run("progress", &[]);
+}
+
+#[test]
+fn typescript_sdk_runs_the_readme_agent_snippets_as_written() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    run("argv", &[readme.to_str().unwrap()]);
+}
