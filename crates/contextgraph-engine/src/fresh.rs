@@ -1,8 +1,8 @@
 //! Answers come from the files as they are now: before each answer the
 //! in-process workspace providers' indexes are brought up to date with the
 //! working tree (a metadata scan, then only what changed is re-read), and a
-//! long-running engine also watches the tree so that the check usually finds
-//! nothing left to do. What a deadline cut short is named in the answer's
+//! long-running engine also watches the tree; while the watcher demonstrably
+//! keeps up, the scan is skipped (`contextgraph_search::watch_trust`). What a deadline cut short is named in the answer's
 //! warnings instead of being served silently stale.
 
 use std::time::Duration;
@@ -62,11 +62,15 @@ impl FreshWorkspaces {
         let mut warnings = Vec::new();
         for (name, provider) in &self.providers {
             let provider = provider.clone();
-            let done =
-                tokio::task::spawn_blocking(move || provider.refresh_within(FRESHNESS_DEADLINE))
-                    .await;
+            // Skipped while the watcher keeps the index current (see
+            // contextgraph_search::watch_trust); every frame's region is
+            // still checked against its file's bytes as it is served.
+            let done = tokio::task::spawn_blocking(move || {
+                provider.workspace().refresh_for_query(FRESHNESS_DEADLINE)
+            })
+            .await;
             match done {
-                Ok(Ok(report)) if !report.pending.is_empty() => {
+                Ok(Ok(Some(report))) if !report.pending.is_empty() => {
                     warnings.push(pending_warning(name, &report.pending));
                 }
                 Ok(Ok(_)) => {}

@@ -213,6 +213,7 @@ impl WorkspaceProvider {
         files: &'f mut FileCache,
     ) -> Option<Fresh<'v, 'f>> {
         let (rel, c) = view.chunk(slot)?;
+        let stale = files.stale_flag();
         let uri = files.file_uri(self.root(), rel)?.to_owned();
         let range = LineRange::new(c.start_line, c.end_line)?;
         let bytes = files.lines(self.root(), rel, c.start_line, c.end_line)?;
@@ -221,6 +222,7 @@ impl WorkspaceProvider {
         let excerpt = file_excerpt_of(&path, uri, bytes, range, &c.method, &by);
         let region_digest = format_sha256(&c.digest);
         if excerpt.provenance.digest.as_deref() != Some(region_digest.as_str()) {
+            stale.store(true, std::sync::atomic::Ordering::Relaxed);
             return None;
         }
         let region = excerpt.text()?;
@@ -543,27 +545,68 @@ impl Provider for WorkspaceProvider {
         // no SDK runner checked first.
         contextgraph_types::limits::check_query(query)
             .map_err(|limit| ProviderError::bad_request(format!("query over a limit: {limit}")))?;
-        if let Some(deadline) = self.fresh_within {
-            match self.refresh_within(deadline) {
-                Ok(report) if !report.pending.is_empty() => {
-                    let _ = writeln!(
+        let scanned = match self.fresh_within {
+            Some(deadline) => self.bring_up_to_date(deadline, false),
+            None => true,
+        };
+        let result = self.answer(query)?;
+        if !scanned && result.1 {
+            // The scan was skipped on the watcher's word, yet a cited file
+            // no longer held its indexed bytes (an edit whose event is
+            // still on its way): scan, and answer from the files as they are.
+            if let Some(deadline) = self.fresh_within {
+                self.bring_up_to_date(deadline, true);
+            }
+            return Ok(self.answer(query)?.0);
+        }
+        Ok(result.0)
+    }
+
+    fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
+        self.verify_by_file(request)
+    }
+}
+
+impl WorkspaceProvider {
+    /// The check before an answer of a server: skipped while the file
+    /// watcher keeps the index current (see
+    /// `contextgraph_search::watch_trust`), unless `force`; else a refresh
+    /// within `deadline`, with what it could not reach said on stderr.
+    /// Whether the tree was scanned.
+    fn bring_up_to_date(&self, deadline: Duration, force: bool) -> bool {
+        let outcome = if force {
+            self.refresh_within(deadline).map(Some)
+        } else {
+            self.workspace
+                .refresh_for_query(deadline)
+                .map_err(WorkspaceError::from)
+        };
+        match outcome {
+            Ok(None) => return false,
+            Ok(Some(report)) if !report.pending.is_empty() => {
+                let _ = writeln!(
                         std::io::stderr(),
                         "{PROVIDER_NAME}: {} changed file(s) not re-indexed within {} ms; this answer may miss their current content: {}",
                         report.pending.len(),
                         deadline.as_millis(),
                         report.pending.join(", ")
                     );
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let _ = writeln!(std::io::stderr(), "{e}");
-                }
+            }
+            Ok(Some(_)) => {}
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "{e}");
             }
         }
+        true
+    }
+
+    /// The answer from the index as it is, and whether some indexed region
+    /// no longer matched its file (so the index is behind a file).
+    fn answer(&self, query: &ContextQuery) -> Result<(ContextQueryResult, bool), ProviderError> {
         let served = [FrameKind::Symbol, FrameKind::Doc, FrameKind::Snippet];
         if !query.kinds.is_empty() && !query.kinds.iter().any(|k| served.contains(k)) {
             // Q1: none of the requested kinds is served: zero frames, not a guess.
-            return Ok(ContextQueryResult::default());
+            return Ok((ContextQueryResult::default(), false));
         }
         let pin = query
             .as_of
@@ -600,11 +643,7 @@ impl Provider for WorkspaceProvider {
             result.truncated = true;
             result.dropped_estimate = Some(u32::try_from(dropped).unwrap_or(u32::MAX));
         }
-        Ok(result)
-    }
-
-    fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
-        self.verify_by_file(request)
+        Ok((result, files.saw_stale()))
     }
 }
 

@@ -65,6 +65,7 @@ pub mod uri;
 pub mod vectors_file;
 pub mod walk;
 mod watch;
+pub mod watch_trust;
 mod workspace;
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not

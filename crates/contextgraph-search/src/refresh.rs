@@ -81,6 +81,36 @@ impl Workspace {
         self.refresh_inner(false, Some(Instant::now() + deadline), false)
     }
 
+    /// What an answer of a long-running server does first: nothing, when
+    /// the file watcher demonstrably keeps the index current (see
+    /// [`crate::watch_trust`] for the rule), else
+    /// [`refresh_within`](Self::refresh_within)`(deadline)`. `Ok(None)`
+    /// means the scan was skipped.
+    pub fn refresh_for_query(
+        &self,
+        deadline: Duration,
+    ) -> Result<Option<RefreshReport>, IndexError> {
+        if self.scan_needed().is_none() {
+            return Ok(None);
+        }
+        self.refresh_within(deadline).map(Some)
+    }
+
+    /// Why an answer must scan the tree first now, or `None` when the
+    /// watcher keeps the index current and the scan may be skipped.
+    pub fn scan_needed(&self) -> Option<crate::watch_trust::ScanNeeded> {
+        let trust = self
+            .shared
+            .watch_trust
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match trust {
+            Some(t) => t.scan_needed(),
+            None => Some(crate::watch_trust::ScanNeeded::NoWatcher),
+        }
+    }
+
     /// The refresh; `full_walk` skips the quick check (a full walk also
     /// happens whenever the quick check cannot decide).
     pub(crate) fn refresh_inner(
@@ -96,6 +126,16 @@ impl Workspace {
             .unwrap_or_else(|p| p.into_inner());
         let shared = &self.shared;
         let scan_start_ns = crate::tree::nanos(SystemTime::now());
+        // The watcher's events this refresh covers (see `crate::watch_trust`).
+        let watch_trust = shared
+            .watch_trust
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let events_began = watch_trust.as_ref().map(|t| t.refresh_begins());
+        // New and changed files with their new modification times, for the
+        // watcher's missed-change check.
+        let mut changed_stamps: Vec<(String, i128)> = Vec::new();
         let mut tree_slot = shared.tree.lock().unwrap_or_else(|p| p.into_inner());
         if tree_slot.is_none() && !shared.tree_load_tried.swap(true, Ordering::Relaxed) {
             // Once per process: the tree saved beside the index just loaded.
@@ -335,6 +375,12 @@ impl Workspace {
                 Some(_) => report.changed += 1,
                 None => report.added += 1,
             }
+            if watch_trust.is_some() {
+                changed_stamps.push((
+                    record.rel_path.clone(),
+                    record.mtime_ns.unwrap_or(i128::MAX),
+                ));
+            }
             match staging.as_mut() {
                 Some(staging) => staging.upsert(record),
                 None => upserts.push(record),
@@ -415,6 +461,12 @@ impl Workspace {
                 if let Some(tree) = tree_slot.as_ref() {
                     store.write_tree(tree)?;
                 }
+            }
+        }
+        // Complete only when nothing was left for later.
+        if let (Some(trust), Some(began)) = (&watch_trust, events_began) {
+            if report.pending.is_empty() {
+                trust.refresh_completed(began, i128::from(scan_start_ns), &changed_stamps);
             }
         }
         Ok(report)

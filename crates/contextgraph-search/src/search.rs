@@ -47,9 +47,26 @@ pub struct FileCache {
     uris: HashMap<String, Option<String>>,
     /// Line starts of the files read, by relative path.
     lines: HashMap<String, LineIndex>,
+    /// Whether some indexed region no longer matched its file's bytes (see
+    /// [`FileCache::stale_flag`]).
+    stale: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl FileCache {
+    /// A flag to raise when a file read through this cache no longer holds
+    /// the bytes the index has for it: the index is behind that file, so an
+    /// answer made while skipping the scan (see [`crate::watch_trust`]) is
+    /// made again after one. Owned, so it can be raised while the cache's
+    /// bytes are borrowed.
+    pub fn stale_flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        std::sync::Arc::clone(&self.stale)
+    }
+
+    /// Whether the [`stale_flag`](Self::stale_flag) was raised.
+    pub fn saw_stale(&self) -> bool {
+        self.stale.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The current bytes of `rel_path` under `root`, read once.
     pub fn get(&mut self, root: &Path, rel_path: &str) -> Option<&[u8]> {
         self.files

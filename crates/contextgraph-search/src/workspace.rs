@@ -77,6 +77,9 @@ pub(crate) struct Shared {
     /// The files whose indexed bytes their metadata proves unchanged (see
     /// [`crate::unchanged`]); empty until the first refresh.
     pub(crate) proven: RwLock<crate::unchanged::Proven>,
+    /// What the running file watcher has said, while one runs (see
+    /// [`crate::watch_trust`]): whether an answer may skip the scan.
+    pub(crate) watch_trust: Mutex<Option<Arc<crate::watch_trust::WatchTrust>>>,
 }
 
 /// The search index of one workspace directory. Cheap to clone (shared
@@ -184,6 +187,7 @@ impl Workspace {
                 loaded_binding,
                 semantic: Mutex::new(None),
                 proven: RwLock::new(crate::unchanged::Proven::default()),
+                watch_trust: Mutex::new(None),
             }),
         };
         if source != IndexSource::Loaded {

@@ -21,3 +21,4 @@ mod retrieval_bench;
 mod stdio_binary;
 mod verify;
 mod walk_gates;
+mod watched_answers;

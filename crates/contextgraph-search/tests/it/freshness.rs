@@ -325,3 +325,141 @@ fn an_unchanged_tree_is_checked_without_writing_anything() {
     }
     assert_eq!(cache_state(cache.path()), before);
 }
+
+// The watcher's word (issue 29): an answer skips the scan of the whole tree
+// only while the watcher demonstrably keeps up (`watch_trust`).
+
+use contextgraph_search::watch_trust::ScanNeeded;
+
+/// Wait until `cond` holds (the watcher works on its own thread), or fail.
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < until, "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_scan_is_skipped_only_while_the_watcher_is_quiet_and_current() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    assert_eq!(ws.scan_needed(), Some(ScanNeeded::NoWatcher));
+    assert!(ws
+        .refresh_for_query(Duration::from_secs(5))
+        .unwrap()
+        .is_some());
+    let watch = ws
+        .watch(Duration::from_millis(50), |e| panic!("refresh failed: {e}"))
+        .expect("watch");
+    // Changes before the watch began are the first refresh's to find.
+    assert_eq!(ws.scan_needed(), Some(ScanNeeded::NotYetRefreshed));
+    assert!(ws
+        .refresh_for_query(Duration::from_secs(5))
+        .unwrap()
+        .is_some());
+    assert_eq!(ws.scan_needed(), None);
+    assert!(ws
+        .refresh_for_query(Duration::from_secs(5))
+        .unwrap()
+        .is_none());
+    // An edit: the watcher re-indexes it, with no scan asked for.
+    write_files(
+        dir.path(),
+        &[("src/fresh.rs", "pub fn nimble_quokka() {}\n")],
+    );
+    eventually("the watcher re-indexed the new file", || {
+        hits(&ws, "nimble_quokka").contains(&"src/fresh.rs#fresh::nimble_quokka".to_string())
+    });
+    eventually("the watcher is current again", || {
+        ws.scan_needed().is_none()
+    });
+    // Stopped: answers scan again.
+    drop(watch);
+    assert_eq!(ws.scan_needed(), Some(ScanNeeded::NoWatcher));
+}
+
+#[test]
+fn an_overflowed_watcher_scans_until_a_refresh_and_a_failed_one_for_good() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let watch = ws
+        .watch(Duration::from_millis(50), |e| panic!("refresh failed: {e}"))
+        .expect("watch");
+    ws.refresh().expect("refresh");
+    assert_eq!(ws.scan_needed(), None);
+    watch.simulate_overflow();
+    assert_eq!(ws.scan_needed(), Some(ScanNeeded::Overflowed));
+    // The answer after an overflow scans, and finds what the lost events said.
+    write_files(
+        dir.path(),
+        &[("src/lost.rs", "pub fn silent_pangolin() {}\n")],
+    );
+    let report = ws.refresh_for_query(Duration::from_secs(5)).unwrap();
+    assert!(report.is_some(), "an overflow forces the scan");
+    assert!(!hits(&ws, "silent_pangolin").is_empty());
+    eventually("current again after the scan", || {
+        ws.scan_needed().is_none()
+    });
+    watch.simulate_error("a watch was dropped");
+    ws.refresh().expect("refresh");
+    assert!(
+        matches!(ws.scan_needed(), Some(ScanNeeded::Distrusted(ref why)) if why.contains("dropped")),
+        "{:?}",
+        ws.scan_needed()
+    );
+    assert!(ws
+        .refresh_for_query(Duration::from_secs(5))
+        .unwrap()
+        .is_some());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_change_the_watcher_never_saw_distrusts_it() {
+    let dir = repo();
+    let outside = tempfile::tempdir_in(dir.path().parent().expect("parent")).expect("outside");
+    let cache = tempfile::tempdir().expect("cache directory");
+    write_files(
+        dir.path(),
+        &[("src/linked.rs", "pub fn first_heron() {}\n")],
+    );
+    // A second name for the same file, outside the tree: inotify reports a
+    // write to the watched directories only when made through their names.
+    let link = outside.path().join("linked.rs");
+    std::fs::hard_link(dir.path().join("src/linked.rs"), &link).expect("hard link");
+    let (ws, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    let _watch = ws
+        .watch(Duration::from_millis(50), |e| panic!("refresh failed: {e}"))
+        .expect("watch");
+    ws.refresh().expect("refresh");
+    assert_eq!(ws.scan_needed(), None);
+    std::fs::write(&link, "pub fn second_egret() {}\n").expect("write through the link");
+    // Old enough that its event, had there been one, would have arrived.
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&link)
+        .expect("open");
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(30))
+        .expect("set mtime");
+    drop(file);
+    std::thread::sleep(Duration::from_millis(300));
+    if ws.scan_needed().is_some() || !hits(&ws, "second_egret").is_empty() {
+        eprintln!("note: this kernel reported the write through the hard link; nothing was missed");
+        return;
+    }
+    // The periodic refresh finds the change no event announced.
+    let report = ws.refresh().expect("refresh");
+    assert_eq!(report.changed, 1, "{report:?}");
+    assert!(
+        matches!(ws.scan_needed(), Some(ScanNeeded::Distrusted(ref why)) if why.contains("src/linked.rs")),
+        "{:?}",
+        ws.scan_needed()
+    );
+    assert!(ws
+        .refresh_for_query(Duration::from_secs(5))
+        .unwrap()
+        .is_some());
+}
