@@ -1,6 +1,7 @@
 //! Elixir: `defmodule`, `defprotocol` and `defimpl` as containers of
 //! their `def`, `defp`, `defmacro`, `defguard` and `defdelegate`
-//! definitions (with the `@doc` and `@spec` above them); local and remote
+//! definitions (the clauses of one function as one definition, with the
+//! `@doc` and `@spec` above them); local and remote
 //! calls; `alias`, `import`, `require` and `use` as imports.
 
 use tree_sitter::Node;
@@ -13,6 +14,8 @@ pub(crate) static ELIXIR: LangSpec = LangSpec {
     extensions: &["ex", "exs"],
     special: &["call"],
     special_class: classify,
+    // `def f(0)` and `def f(n)` are clauses of one function.
+    merge_clauses: true,
     // Module attributes (`@doc`, `@spec`, `@impl`) belong to the
     // definition below them.
     doc_kinds: &["comment", "unary_operator"],

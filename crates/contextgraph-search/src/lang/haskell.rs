@@ -1,5 +1,6 @@
-//! Haskell: functions and point-free bindings (with their type signature
-//! and Haddock comment above), data types, newtypes, type synonyms, type
+//! Haskell: functions and point-free bindings (all equations of one
+//! function as one definition, with its type signature and Haddock
+//! comment above), data types, newtypes, type synonyms, type
 //! classes and instances as containers; applications as calls; imports.
 
 use tree_sitter::Node;
@@ -21,6 +22,9 @@ pub(crate) static HASKELL: LangSpec = LangSpec {
     special: &["instance"],
     special_class: classify,
     descend: &["declarations"],
+    // `f [] = …` and `f (x : xs) = …` are one function, whose signature
+    // and Haddock comment are above the first equation.
+    merge_clauses: true,
     // A type signature belongs to the equations below it, as the Haddock
     // comment above it does.
     doc_kinds: &["comment", "haddock", "signature", "pragma"],

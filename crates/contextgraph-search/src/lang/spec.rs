@@ -133,6 +133,17 @@ pub(crate) struct LangSpec {
     /// Nodes that are not definitions but hold some (preprocessor blocks,
     /// statement bodies of top-level code).
     pub(crate) descend: &'static [&'static str],
+    /// Statements that put the definitions after them, in the same body,
+    /// in the scope their `name` field names (PHP's `namespace X;`, C#'s
+    /// file-scoped `namespace X;`), as a braced namespace would. A later
+    /// one replaces an earlier one; their own children are walked too.
+    pub(crate) scope_statements: &'static [&'static str],
+    /// Whether consecutive definitions of one name and kind at one level,
+    /// with only comments and the like between them, are one definition:
+    /// a Haskell function's equations, an Elixir function's clauses. As
+    /// separate chunks each clause would be a definition of its own
+    /// (`f`, `f~2`), none of them the whole function.
+    pub(crate) merge_clauses: bool,
     /// Comments, attributes and decorators that belong to the definition
     /// they precede.
     pub(crate) doc_kinds: &'static [&'static str],
@@ -179,6 +190,8 @@ pub(crate) const BASE: LangSpec = LangSpec {
     special_class: no_class,
     wrappers: &[],
     descend: &[],
+    scope_statements: &[],
+    merge_clauses: false,
     doc_kinds: &["comment"],
     docs_before_body: false,
     call_kinds: &[],
