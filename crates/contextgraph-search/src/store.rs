@@ -90,7 +90,8 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// so a version 6 index would keep serving them (their bytes unchanged).
 /// Version 8: a Haskell function's equations and an Elixir function's
 /// clauses are one chunk, PHP's and C#'s `namespace X;` qualify what
-/// follows, a Swift extension is `extension T`, and Swift calls on the
+/// follows, a Swift extension is `extension T`, an Elixir `defimpl P,
+/// for: T` is `P.T`, and Swift calls on the
 /// right of an operator are edges, so a version 7 index would keep the
 /// old chunk ids and names of those files.
 pub const FORMAT_VERSION: u32 = 8;

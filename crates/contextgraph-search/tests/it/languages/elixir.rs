@@ -42,10 +42,17 @@ fn elixir_symbols_have_their_names_and_lines() {
         (44, 44),
     );
     assert_symbol(&c, "Billing.Invoice.Sink", "Sink", "module", (46, 48));
-    assert_symbol(&c, "String.Chars", "Chars", "impl", (51, 53));
+    // Named as the module it compiles to, protocol and type.
     assert_symbol(
         &c,
-        "String.Chars.to_string",
+        "String.Chars.Billing.Invoice",
+        "Invoice",
+        "impl",
+        (51, 53),
+    );
+    assert_symbol(
+        &c,
+        "String.Chars.Billing.Invoice.to_string",
         "to_string",
         "function",
         (52, 52),
