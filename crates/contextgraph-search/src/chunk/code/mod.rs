@@ -292,9 +292,9 @@ impl<'s> Cx<'s> {
                         if self.spec.docs_before_body {
                             let above =
                                 std::iter::successors(node.prev_sibling(), |p| p.prev_sibling());
-                            self.doc_start(outer, before.chain(above))
+                            self.doc_start(outer, &class.name, before.chain(above))
                         } else {
-                            self.doc_start(outer, before)
+                            self.doc_start(outer, &class.name, before)
                         }
                     });
                     let mut path = self.module.clone();
@@ -353,10 +353,18 @@ impl<'s> Cx<'s> {
     /// The first line of `outer` with the contiguous doc comments,
     /// attributes and decorators above it; `before` are its preceding
     /// siblings, nearest first.
-    fn doc_start(&self, outer: Node<'_>, before: impl Iterator<Item = Node<'s>>) -> u32 {
+    fn doc_start(
+        &self,
+        outer: Node<'_>,
+        name: &str,
+        before: impl Iterator<Item = Node<'s>>,
+    ) -> u32 {
         let mut start_line = outer.start_position().row as u32 + 1;
         for p in before {
-            if !self.spec.doc_kinds.contains(&p.kind()) || row_of_end(p) + 2 < start_line {
+            if !self.spec.doc_kinds.contains(&p.kind())
+                || row_of_end(p) + 2 < start_line
+                || !(self.spec.doc_belongs)(Source(self.src), p, name)
+            {
                 break;
             }
             start_line = p.start_position().row as u32 + 1;
@@ -375,7 +383,7 @@ impl<'s> Cx<'s> {
         let end_line = row_of_end(d.last) + 1;
         let start_line = d.start_line.unwrap_or_else(|| {
             let before = std::iter::successors(d.outer.prev_sibling(), |p| p.prev_sibling());
-            self.doc_start(d.outer, before)
+            self.doc_start(d.outer, &d.name, before)
         });
         let mut local_id = d.qualified.clone();
         let seen = ids.entry(local_id.clone()).or_insert(0);

@@ -24,6 +24,8 @@ fn haskell_symbols_have_their_names_and_lines() {
     // A point-free binding with its `where`.
     assert_symbol(&c, "subtotal", "subtotal", "function", (39, 42));
     assert_symbol(&c, "Priced", "Priced", "class", (59, 62));
+    // Its own signature, not `price`'s on the line above it.
+    assert_symbol(&c, "Priced.describe", "describe", "function", (61, 62));
     assert_symbol(
         &c,
         "Priced LineItem",
