@@ -8,7 +8,8 @@
 //! fastest of its rounds, the figure least moved by other processes on a
 //! shared machine. Reported per language: files, bytes, median, p99 and
 //! max ms per file, MB/s over the language's bytes, and its slowest three
-//! files with their cost per KB against the language's median per KB.
+//! files with their cost per KB against the language's median per KB, and
+//! the files chunked as line windows (grammar failure or work limit).
 //! A file over 4 KB that costs more than 50 times its language's median
 //! per byte is marked `PATHOLOGICAL`: the rule a grammar's bound (in the
 //! chunker, counted in parser work, never in time) is judged against.
@@ -154,6 +155,9 @@ struct Timed {
     path: String,
     bytes: usize,
     ms: f64,
+    /// Chunked as line windows: its grammar failed on it or its parse
+    /// went over the chunker's work limit.
+    windowed: bool,
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -212,10 +216,12 @@ fn main() -> ExitCode {
                 continue;
             };
             let mut best = f64::INFINITY;
+            let mut windowed = false;
             for _ in 0..args.rounds {
                 let t = Instant::now();
                 let chunks = chunk_file(&rel, lang, &text);
                 let ms = t.elapsed().as_secs_f64() * 1000.0;
+                windowed = chunks.iter().all(|c| c.method == "line-window");
                 std::hint::black_box(chunks);
                 best = best.min(ms);
             }
@@ -227,6 +233,7 @@ fn main() -> ExitCode {
                 path: format!("{name}/{rel}"),
                 bytes: text.len(),
                 ms: best,
+                windowed,
             });
         }
     }
@@ -251,8 +258,8 @@ fn main() -> ExitCode {
         roots.len()
     );
     println!(
-        "{:<11} {:>6} {:>9} {:>8} {:>8} {:>8} {:>7} {:>9}",
-        "language", "files", "KB", "med ms", "p99 ms", "max ms", "MB/s", "med µs/KB"
+        "{:<11} {:>6} {:>9} {:>8} {:>8} {:>8} {:>7} {:>9} {:>8}",
+        "language", "files", "KB", "med ms", "p99 ms", "max ms", "MB/s", "med µs/KB", "windowed"
     );
     let mut report = String::new();
     let (mut all_files, mut all_bytes, mut all_ms) = (0usize, 0usize, 0f64);
@@ -272,7 +279,7 @@ fn main() -> ExitCode {
         all_bytes += bytes;
         all_ms += total_ms;
         println!(
-            "{:<11} {:>6} {:>9.0} {:>8.3} {:>8.3} {:>8.2} {:>7.2} {:>9.1}",
+            "{:<11} {:>6} {:>9.0} {:>8.3} {:>8.3} {:>8.2} {:>7.2} {:>9.1} {:>8}",
             lang,
             files.len(),
             bytes as f64 / 1024.0,
@@ -280,7 +287,8 @@ fn main() -> ExitCode {
             quantile(&ms, 0.99),
             ms.last().copied().unwrap_or(f64::NAN),
             bytes as f64 / 1e6 / (total_ms / 1000.0),
-            med_per_kb
+            med_per_kb,
+            files.iter().filter(|f| f.windowed).count()
         );
         let mut slowest: Vec<&Timed> = files.iter().collect();
         slowest.sort_by(|a, b| b.ms.total_cmp(&a.ms));
@@ -290,6 +298,12 @@ fn main() -> ExitCode {
             report.push_str(&format!(
                 "  {lang:<10} {:>8.2} ms {:>7.1} KB {:>6.1}x median/KB  {}\n",
                 f.ms, kb, ratio, f.path
+            ));
+        }
+        for f in files.iter().filter(|f| f.windowed) {
+            report.push_str(&format!(
+                "  windowed {lang}: {} ({} bytes)\n",
+                f.path, f.bytes
             ));
         }
         for f in files {

@@ -499,6 +499,30 @@ mod tests {
         assert!(parse_within(Language::Rust, "fn ok() {}\n", 10).is_some());
     }
 
+    /// The work limit bounds every grammar, the nineteen alike: the
+    /// progress callback counts the parser's operations whatever the
+    /// language, so a file that is slow for its grammar is windowed at the
+    /// same point on every machine.
+    #[test]
+    fn every_grammar_is_bounded_by_the_work_limit() {
+        let lines = "a = f(b, c) + g(d)\n".repeat(5_000);
+        for lang in Language::ALL.into_iter().filter(Language::is_code) {
+            // PHP outside `<?php` is template text, one token.
+            let text = match lang {
+                Language::Php => format!("<?php\n{lines}"),
+                _ => lines.clone(),
+            };
+            assert!(
+                parse_within(lang, &text, 10).is_none(),
+                "{lang:?}: a parse over its work limit is abandoned"
+            );
+            assert!(
+                parse_within(lang, "x\n", 10).is_some(),
+                "{lang:?}: the parser serves the next file"
+            );
+        }
+    }
+
     #[test]
     fn names_in_file_drop_only_the_files_own_module_path() {
         assert_eq!(
