@@ -88,7 +88,13 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// as line windows of language `other` until it is rebuilt. Version 7:
 /// files whose text holds a private key or a token are skipped as secrets,
 /// so a version 6 index would keep serving them (their bytes unchanged).
-pub const FORMAT_VERSION: u32 = 7;
+/// Version 8: a Haskell function's equations (with its own signature
+/// only) and an Elixir function's clauses are one chunk, PHP's and C#'s
+/// `namespace X;` qualify what follows, a Swift extension is
+/// `extension T`, an Elixir `defimpl P, for: T` is `P.T`, and Swift calls
+/// on the right of an operator are edges, so a version 7 index would keep
+/// the old chunk ids and names of those files.
+pub const FORMAT_VERSION: u32 = 8;
 
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 pub(crate) const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";

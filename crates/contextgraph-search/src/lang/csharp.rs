@@ -1,5 +1,5 @@
-//! C#: classes, structs, records, interfaces and namespaces as
-//! containers; methods, constructors, enums, delegates and properties with
+//! C#: classes, structs, records, interfaces and namespaces (braced or
+//! file-scoped) as containers; methods, constructors, enums, delegates and properties with
 //! bodies; invocation and `new` calls; `using` directives.
 
 use tree_sitter::Node;
@@ -36,6 +36,9 @@ pub(crate) static CSHARP: LangSpec = LangSpec {
     ],
     special: &["property_declaration"],
     special_class: classify,
+    // `namespace A.B;` (C# 10) qualifies the declarations after it, which
+    // are its siblings, as the braced form qualifies those it holds.
+    scope_statements: &["file_scoped_namespace_declaration"],
     descend: &["preproc_if", "preproc_elif", "preproc_else"],
     call_kinds: &["invocation_expression", "object_creation_expression"],
     callee,

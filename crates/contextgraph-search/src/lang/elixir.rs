@@ -1,6 +1,7 @@
 //! Elixir: `defmodule`, `defprotocol` and `defimpl` as containers of
 //! their `def`, `defp`, `defmacro`, `defguard` and `defdelegate`
-//! definitions (with the `@doc` and `@spec` above them); local and remote
+//! definitions (the clauses of one function as one definition, with the
+//! `@doc` and `@spec` above them); local and remote
 //! calls; `alias`, `import`, `require` and `use` as imports.
 
 use tree_sitter::Node;
@@ -13,6 +14,8 @@ pub(crate) static ELIXIR: LangSpec = LangSpec {
     extensions: &["ex", "exs"],
     special: &["call"],
     special_class: classify,
+    // `def f(0)` and `def f(n)` are clauses of one function.
+    merge_clauses: true,
     // Module attributes (`@doc`, `@spec`, `@impl`) belong to the
     // definition below them.
     doc_kinds: &["comment", "unary_operator"],
@@ -101,13 +104,23 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         "defguard" | "defguardp" => "guard",
         _ => return None,
     };
-    let first = child_of_kind(n, "arguments")?.named_child(0)?;
+    let args = child_of_kind(n, "arguments")?;
+    let first = args.named_child(0)?;
     let body = child_of_kind(n, "do_block");
     if matches!(label, "module" | "protocol" | "impl") {
         if first.kind() != "alias" {
             return None;
         }
-        return Some(Class::container(src.text(first).to_owned(), label, body));
+        let mut name = src.text(first).to_owned();
+        if label == "impl" {
+            // `defimpl String.Chars, for: Billing.Invoice` compiles to the
+            // module `String.Chars.Billing.Invoice`: named by the protocol
+            // alone, two implementations in a file would share a name.
+            if let Some(target) = impl_target(src, args) {
+                name = format!("{name}.{target}");
+            }
+        }
+        return Some(Class::container(name, label, body));
     }
     // `def f(x)`, `def f(x) when guard`, `def f` (no arguments).
     let head = match first.kind() {
@@ -122,6 +135,19 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         _ => return None,
     };
     Some(Class::plain(src.text(name).to_owned(), label, body))
+}
+
+/// The type a `defimpl` is `for:`, when it is named by an alias.
+fn impl_target<'t>(src: Source<'t>, args: Node<'t>) -> Option<&'t str> {
+    let keywords = child_of_kind(args, "keywords")?;
+    let mut c = keywords.walk();
+    let found = keywords.named_children(&mut c).find_map(|pair| {
+        let key = pair.child_by_field_name("key")?;
+        let value = pair.child_by_field_name("value")?;
+        (src.text(key).trim_end().trim_end_matches(':') == "for" && value.kind() == "alias")
+            .then(|| src.text(value))
+    });
+    found
 }
 
 /// `f(x)` calls `f`; `Mod.f(x)` calls `f`. The head of a definition

@@ -1,5 +1,6 @@
-//! Haskell: functions and point-free bindings (with their type signature
-//! and Haddock comment above), data types, newtypes, type synonyms, type
+//! Haskell: functions and point-free bindings (all equations of one
+//! function as one definition, with its type signature and Haddock
+//! comment above), data types, newtypes, type synonyms, type
 //! classes and instances as containers; applications as calls; imports.
 
 use tree_sitter::Node;
@@ -21,9 +22,13 @@ pub(crate) static HASKELL: LangSpec = LangSpec {
     special: &["instance"],
     special_class: classify,
     descend: &["declarations"],
+    // `f [] = …` and `f (x : xs) = …` are one function, whose signature
+    // and Haddock comment are above the first equation.
+    merge_clauses: true,
     // A type signature belongs to the equations below it, as the Haddock
     // comment above it does.
     doc_kinds: &["comment", "haddock", "signature", "pragma"],
+    doc_belongs,
     call_kinds: &["apply"],
     callee,
     reference_kinds: &["name"],
@@ -32,6 +37,20 @@ pub(crate) static HASKELL: LangSpec = LangSpec {
     import_candidates,
     ..BASE
 };
+
+/// A type signature belongs to the functions it names (`f, g :: T`),
+/// not to the next function: in a class, `price :: a -> R` above
+/// `describe :: …` and `describe`'s default equation is `price`'s.
+fn doc_belongs<'t>(src: Source<'t>, doc: Node<'t>, name: &str) -> bool {
+    if doc.kind() != "signature" {
+        return true;
+    }
+    let text = src.text(doc);
+    let names = text.split("::").next().unwrap_or(text);
+    names
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .any(|n| n.trim_matches(['(', ')']) == name)
+}
 
 /// `instance Show Block where …` is named `Show Block`.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {

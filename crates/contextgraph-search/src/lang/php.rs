@@ -1,5 +1,6 @@
 //! PHP (with its HTML template parts): functions, classes, interfaces,
-//! traits and enums as containers of their methods, braced namespaces;
+//! traits and enums as containers of their methods, namespaces (braced,
+//! or `namespace X;` for what follows it) qualifying them;
 //! function, method, static and `new` calls; `use` imports resolved the
 //! PSR-4 way, `require`/`include` of a literal path.
 
@@ -23,6 +24,9 @@ pub(crate) static PHP: LangSpec = LangSpec {
     ],
     special: &["namespace_definition"],
     special_class: classify,
+    // `namespace App\Http;` qualifies what follows it, as the braced form
+    // qualifies what it holds.
+    scope_statements: &["namespace_definition"],
     // `if (! function_exists('x')) { function x() … }`: helper files.
     descend: &["if_statement", "compound_statement"],
     call_kinds: &[
@@ -48,7 +52,7 @@ pub(crate) static PHP: LangSpec = LangSpec {
 };
 
 /// `namespace App\Http { … }` is a container; `namespace App\Http;` (the
-/// usual form) only names the file's namespace.
+/// usual form) is no definition: a scope statement for what follows it.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let body = n.child_by_field_name("body")?;
     Some(Class::container(

@@ -105,6 +105,8 @@ pub(crate) type ClassifyFn = for<'t> fn(Source<'t>, Node<'t>) -> Option<Class<'t
 pub(crate) type ImportSpecsFn = for<'t> fn(Source<'t>, Node<'t>) -> Vec<String>;
 /// The module a call imports (`require('x')`), given the callee's name.
 pub(crate) type CallImportFn = for<'t> fn(Source<'t>, &str, Node<'t>) -> Option<String>;
+/// Whether a doc node belongs to the definition of a name.
+pub(crate) type DocBelongsFn = for<'t> fn(Source<'t>, Node<'t>, &str) -> bool;
 /// The node naming what a call calls, or what a reference refers to;
 /// `None` when it names nothing worth an edge.
 pub(crate) type NameFn = for<'t> fn(Source<'t>, Node<'t>) -> Option<Node<'t>>;
@@ -133,9 +135,24 @@ pub(crate) struct LangSpec {
     /// Nodes that are not definitions but hold some (preprocessor blocks,
     /// statement bodies of top-level code).
     pub(crate) descend: &'static [&'static str],
+    /// Statements that put the definitions after them, in the same body,
+    /// in the scope their `name` field names (PHP's `namespace X;`, C#'s
+    /// file-scoped `namespace X;`), as a braced namespace would. A later
+    /// one replaces an earlier one; their own children are walked too.
+    pub(crate) scope_statements: &'static [&'static str],
+    /// Whether consecutive definitions of one name and kind at one level,
+    /// with only comments and the like between them, are one definition:
+    /// a Haskell function's equations, an Elixir function's clauses. As
+    /// separate chunks each clause would be a definition of its own
+    /// (`f`, `f~2`), none of them the whole function.
+    pub(crate) merge_clauses: bool,
     /// Comments, attributes and decorators that belong to the definition
     /// they precede.
     pub(crate) doc_kinds: &'static [&'static str],
+    /// Whether a node of one of [`doc_kinds`](Self::doc_kinds) belongs to
+    /// the definition named `name` below it (a Haskell type signature
+    /// belongs only to the function it names).
+    pub(crate) doc_belongs: DocBelongsFn,
     /// Whether the comments above a body's first definition are children
     /// of the body's parent (Ruby's `class X` + comment + body): they are
     /// read there too.
@@ -179,7 +196,10 @@ pub(crate) const BASE: LangSpec = LangSpec {
     special_class: no_class,
     wrappers: &[],
     descend: &[],
+    scope_statements: &[],
+    merge_clauses: false,
     doc_kinds: &["comment"],
+    doc_belongs: always,
     docs_before_body: false,
     call_kinds: &[],
     callee: super::syntax::callee,
@@ -198,6 +218,10 @@ fn no_grammar() -> tree_sitter::Language {
     // Never called: every language's file sets its grammar, and a test
     // loads each one.
     tree_sitter_rust::LANGUAGE.into()
+}
+
+fn always<'t>(_: Source<'t>, _: Node<'t>, _: &str) -> bool {
+    true
 }
 
 fn itself<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {

@@ -52,7 +52,19 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             let name = n.child_by_field_name("name")?;
             let name = src.text(name);
             let base = name.split('<').next().unwrap_or(name).trim().to_owned();
-            Some(Class::container(base, label, n.child_by_field_name("body")))
+            let body = n.child_by_field_name("body");
+            if label == "extension" {
+                // An extension adds members to a type defined elsewhere: it
+                // is named `extension T` (as Rust's `impl T`), so that the
+                // bare name `T` is defined once, by the type, and not again
+                // by every file that extends it; its members are `T.member`.
+                return Some(Class {
+                    member_scope: Some(base.clone()),
+                    title_override: Some(format!("extension {base}")),
+                    ..Class::container(format!("extension {base}"), label, body)
+                });
+            }
+            Some(Class::container(base, label, body))
         }
         "init_declaration" => Some(Class::plain(
             "init".to_owned(),
@@ -78,14 +90,23 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     }
 }
 
-/// `f(x)` calls `f`, `a.b.f(x)` calls `f`, `T(x)` constructs `T`.
+/// `f(x)` calls `f`, `a.b.f(x)` calls `f`, `T(x)` constructs `T`, and
+/// `a + b.f(x)` calls `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
     if n.kind() == "constructor_expression" {
         return n
             .child_by_field_name("constructed_type")
             .and_then(|t| type_name(Source(&[]), t));
     }
-    let target = n.named_child(0)?;
+    let mut target = n.named_child(0)?;
+    // The grammar reads `a + b.f(x)` as the call of `a + b.f` with `(x)`:
+    // what is called is the rightmost operand.
+    for _ in 0..16 {
+        match target.child_by_field_name("rhs") {
+            Some(rhs) => target = rhs,
+            None => break,
+        }
+    }
     match target.kind() {
         "simple_identifier" => Some(target),
         "navigation_expression" => target

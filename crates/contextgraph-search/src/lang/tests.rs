@@ -72,7 +72,7 @@ fn every_code_language_has_its_own_name_and_extensions() {
 }
 
 /// Every kind list of a spec, by role.
-fn kind_lists(s: &LangSpec) -> [(&'static str, Vec<&'static str>); 9] {
+fn kind_lists(s: &LangSpec) -> [(&'static str, Vec<&'static str>); 10] {
     [
         (
             "definitions",
@@ -81,6 +81,7 @@ fn kind_lists(s: &LangSpec) -> [(&'static str, Vec<&'static str>); 9] {
         ("special", s.special.to_vec()),
         ("wrappers", s.wrappers.to_vec()),
         ("descend", s.descend.to_vec()),
+        ("scope_statements", s.scope_statements.to_vec()),
         ("doc_kinds", s.doc_kinds.to_vec()),
         ("call_kinds", s.call_kinds.to_vec()),
         ("reference_kinds", s.reference_kinds.to_vec()),
@@ -112,6 +113,15 @@ fn every_kind_and_field_a_spec_names_exists_in_a_grammar_that_uses_it() {
                     s.name
                 );
             }
+        }
+        // A scope statement's scope is its `name` field.
+        for k in s.scope_statements {
+            let g = (s.grammar)();
+            assert!(
+                has_kind(s, k) && g.field_id_for_name("name").is_some(),
+                "{}: scope statement `{k}` or its `name` field is not in the grammar",
+                s.name
+            );
         }
         for d in s.definitions {
             for f in [d.name, d.body].into_iter().filter(|f| !f.is_empty()) {

@@ -5,6 +5,7 @@ mod common;
 
 mod freshness;
 mod fuzz_replay;
+mod languages;
 mod search_api;
 mod semantic;
 mod vectors_file;

@@ -201,6 +201,9 @@ struct Def<'t> {
     /// The node whose extent is the definition (a wrapper such as
     /// `export_statement` or `decorated_definition` when there is one).
     outer: Node<'t>,
+    /// Where the definition ends: `outer`, or the last clause merged into
+    /// it ([`LangSpec::merge_clauses`]).
+    last: Node<'t>,
     /// First line with the doc comments and attributes above `outer`, when
     /// found while walking its siblings.
     start_line: Option<u32>,
@@ -257,6 +260,12 @@ impl<'s> Cx<'s> {
         // attributes are read from the siblings before it here, where they
         // are at hand (`prev_sibling` rescans the parent on every call).
         let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        // The scope segment a scope statement (`namespace X;`) added for
+        // the definitions after it in this body.
+        let mut statement_scope = false;
+        // The definition found last at this level, while only doc kinds
+        // follow it: the one a clause of the same name extends.
+        let mut open_clause: Option<usize> = None;
         for (k, &child) in children.iter().enumerate() {
             if !child.is_named() {
                 continue;
@@ -268,14 +277,24 @@ impl<'s> Cx<'s> {
             {
                 Some(class) => {
                     let outer = wrapper_of(self.spec, child);
+                    if let Some(prev) = open_clause.filter(|&p| {
+                        let d = &self.defs[p];
+                        class.container_body.is_none()
+                            && !d.is_container
+                            && d.name == class.name
+                            && d.kind_label == class.kind_label
+                    }) {
+                        self.defs[prev].last = outer;
+                        continue;
+                    }
                     let start_line = (outer == child).then(|| {
                         let before = children[..k].iter().rev().copied();
                         if self.spec.docs_before_body {
                             let above =
                                 std::iter::successors(node.prev_sibling(), |p| p.prev_sibling());
-                            self.doc_start(outer, before.chain(above))
+                            self.doc_start(outer, &class.name, before.chain(above))
                         } else {
-                            self.doc_start(outer, before)
+                            self.doc_start(outer, &class.name, before)
                         }
                     });
                     let mut path = self.module.clone();
@@ -285,6 +304,7 @@ impl<'s> Cx<'s> {
                     let idx = self.defs.len();
                     self.defs.push(Def {
                         outer,
+                        last: outer,
                         start_line,
                         body: class.body,
                         name: class.name.clone(),
@@ -299,25 +319,52 @@ impl<'s> Cx<'s> {
                         self.find_defs(body, scope, Some(idx), depth + 1);
                         scope.pop();
                     }
+                    if self.spec.merge_clauses {
+                        open_clause = Some(idx);
+                    }
                 }
                 None => {
-                    // Definitions hide inside wrappers and preprocessor blocks;
-                    // statement bodies of top-level code are walked too (cheap).
-                    if self.spec.descend.contains(&child.kind()) {
+                    if !self.spec.doc_kinds.contains(&child.kind()) {
+                        open_clause = None;
+                    }
+                    if self.spec.scope_statements.contains(&child.kind()) {
+                        if let Some(name) = Source(self.src).field_text(child, "name") {
+                            if statement_scope {
+                                scope.pop();
+                            }
+                            scope.push(name);
+                            statement_scope = true;
+                        }
+                        self.find_defs(child, scope, parent, depth + 1);
+                    } else if self.spec.descend.contains(&child.kind()) {
+                        // Definitions hide inside wrappers and preprocessor
+                        // blocks; statement bodies of top-level code are
+                        // walked too (cheap).
                         self.find_defs(child, scope, parent, depth + 1);
                     }
                 }
             }
+        }
+        if statement_scope {
+            scope.pop();
         }
     }
 
     /// The first line of `outer` with the contiguous doc comments,
     /// attributes and decorators above it; `before` are its preceding
     /// siblings, nearest first.
-    fn doc_start(&self, outer: Node<'_>, before: impl Iterator<Item = Node<'s>>) -> u32 {
+    fn doc_start(
+        &self,
+        outer: Node<'_>,
+        name: &str,
+        before: impl Iterator<Item = Node<'s>>,
+    ) -> u32 {
         let mut start_line = outer.start_position().row as u32 + 1;
         for p in before {
-            if !self.spec.doc_kinds.contains(&p.kind()) || row_of_end(p) + 2 < start_line {
+            if !self.spec.doc_kinds.contains(&p.kind())
+                || row_of_end(p) + 2 < start_line
+                || !(self.spec.doc_belongs)(Source(self.src), p, name)
+            {
                 break;
             }
             start_line = p.start_position().row as u32 + 1;
@@ -333,10 +380,10 @@ impl<'s> Cx<'s> {
         lines: &LineIndex,
     ) -> Chunk {
         let d = &self.defs[index];
-        let end_line = row_of_end(d.outer) + 1;
+        let end_line = row_of_end(d.last) + 1;
         let start_line = d.start_line.unwrap_or_else(|| {
             let before = std::iter::successors(d.outer.prev_sibling(), |p| p.prev_sibling());
-            self.doc_start(d.outer, before)
+            self.doc_start(d.outer, &d.name, before)
         });
         let mut local_id = d.qualified.clone();
         let seen = ids.entry(local_id.clone()).or_insert(0);
@@ -396,7 +443,7 @@ impl<'s> Cx<'s> {
             .map(|m| {
                 (
                     m.outer.start_position().row as u32 + 1,
-                    row_of_end(m.outer) + 1,
+                    row_of_end(m.last) + 1,
                 )
             })
             .collect();
@@ -450,6 +497,30 @@ mod tests {
         }
         // The parser is reset after a cancelled parse and serves the next file.
         assert!(parse_within(Language::Rust, "fn ok() {}\n", 10).is_some());
+    }
+
+    /// The work limit bounds every grammar, the nineteen alike: the
+    /// progress callback counts the parser's operations whatever the
+    /// language, so a file that is slow for its grammar is windowed at the
+    /// same point on every machine.
+    #[test]
+    fn every_grammar_is_bounded_by_the_work_limit() {
+        let lines = "a = f(b, c) + g(d)\n".repeat(5_000);
+        for lang in Language::ALL.into_iter().filter(Language::is_code) {
+            // PHP outside `<?php` is template text, one token.
+            let text = match lang {
+                Language::Php => format!("<?php\n{lines}"),
+                _ => lines.clone(),
+            };
+            assert!(
+                parse_within(lang, &text, 10).is_none(),
+                "{lang:?}: a parse over its work limit is abandoned"
+            );
+            assert!(
+                parse_within(lang, "x\n", 10).is_some(),
+                "{lang:?}: the parser serves the next file"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,65 @@
+//! Kotlin: classes, interfaces and objects hold their functions, a
+//! companion object's members are scoped by it, KDoc belongs to the
+//! definition below; a constructor call calls its class; imports resolve
+//! under the usual source roots.
+
+use super::{assert_symbol, chunks, Indexed};
+
+const INVOICE: &str = include_str!("fixtures/kotlin/src/main/kotlin/billing/Invoice.kt");
+const TAX_TABLE: &str = include_str!("fixtures/kotlin/src/main/kotlin/billing/tax/TaxTable.kt");
+
+const PATH: &str = "src/main/kotlin/billing/Invoice.kt";
+
+#[test]
+fn kotlin_symbols_have_their_names_and_lines() {
+    let c = chunks(PATH, INVOICE);
+    assert_symbol(&c, "Invoice", "Invoice", "class", (9, 39));
+    assert_symbol(&c, "Invoice.addItem", "addItem", "function", (15, 22));
+    assert_symbol(
+        &c,
+        "Invoice.Companion.fromOrder",
+        "fromOrder",
+        "function",
+        (30, 37),
+    );
+    assert_symbol(&c, "InvoiceSink", "InvoiceSink", "interface", (43, 45));
+    assert_symbol(
+        &c,
+        "InvoiceFormatter.format",
+        "format",
+        "function",
+        (48, 48),
+    );
+    // An extension function is named by its function name.
+    assert_symbol(&c, "isFree", "isFree", "function", (51, 51));
+}
+
+#[test]
+fn kotlin_definitions_calls_and_imports_resolve() {
+    let tax_path = "src/main/kotlin/billing/tax/TaxTable.kt";
+    let ix = Indexed::new(&[(PATH, INVOICE), (tax_path, TAX_TABLE)]);
+    assert_eq!(
+        ix.defined("taxOn"),
+        ["src/main/kotlin/billing/tax/TaxTable.kt#TaxTable.taxOn"]
+    );
+    assert_eq!(
+        ix.call(PATH, "Invoice.total", "taxOn").as_deref(),
+        Some("src/main/kotlin/billing/tax/TaxTable.kt#TaxTable.taxOn")
+    );
+    assert_eq!(
+        ix.call(PATH, "Invoice.Companion.fromOrder", "addItem")
+            .as_deref(),
+        Some("src/main/kotlin/billing/Invoice.kt#Invoice.addItem")
+    );
+    // `InvoiceException(…)` constructs the class.
+    assert_eq!(
+        ix.call(PATH, "Invoice.addItem", "InvoiceException")
+            .as_deref(),
+        Some("src/main/kotlin/billing/Invoice.kt#InvoiceException")
+    );
+    assert_eq!(
+        ix.import(PATH, "billing.tax.TaxTable").as_deref(),
+        Some(tax_path)
+    );
+    assert_eq!(ix.import(PATH, "java.math.BigDecimal"), None);
+}
