@@ -28,16 +28,23 @@ fn run(check: &str, extra: &[&str]) {
         eprintln!("note: skipped: no target/py-mcp venv with the Python MCP SDK (python3 -m venv target/py-mcp && target/py-mcp/bin/pip install mcp==2.3.0)");
         return;
     };
-    let work = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/startup_mcp.py");
-    let out = Command::new(python)
-        .arg(script)
+    let mut client = Command::new(python);
+    client.arg(script);
+    run_client(client, check, extra);
+}
+
+/// Run an MCP client script (its program and script already given) as
+/// `… CGP WORKDIR CHECK EXTRA…` in a fresh work directory; it must exit 0.
+pub(crate) fn run_client(mut client: Command, check: &str, extra: &[&str]) {
+    let work = tempfile::tempdir().unwrap();
+    let out = client
         .arg(CGP)
         .arg(work.path())
         .arg(check)
         .args(extra)
         .output()
-        .expect("python runs");
+        .expect("the MCP client runs");
     assert!(
         out.status.success(),
         "{}\n{}",

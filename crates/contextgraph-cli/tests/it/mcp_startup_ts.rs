@@ -9,8 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::CGP;
-
 fn sdk_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/node-mcp");
     dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
@@ -29,24 +27,10 @@ fn run(check: &str, extra: &[&str]) {
         eprintln!("note: skipped: no TypeScript MCP SDK in target/node-mcp (npm install --prefix target/node-mcp @modelcontextprotocol/sdk@1.32.2)");
         return;
     };
-    let work = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/startup_mcp.mjs");
-    let out = Command::new("node")
-        .arg(script)
-        .arg(&sdk)
-        .arg(CGP)
-        .arg(work.path())
-        .arg(check)
-        .args(extra)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    let mut client = Command::new("node");
+    client.arg(script).arg(&sdk);
+    crate::mcp_startup::run_client(client, check, extra);
 }
 
 #[test]
