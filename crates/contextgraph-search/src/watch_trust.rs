@@ -1,10 +1,10 @@
 //! When a long-running server may answer without scanning the tree first.
 //!
-//! A server that runs a file watcher ([`Workspace::watch`]) re-indexes
+//! A server that runs a file watcher ([`Workspace::watch`](crate::Workspace::watch)) re-indexes
 //! changes as they happen, so the metadata scan before each answer
-//! ([`Workspace::refresh_within`]) usually finds nothing, yet costs one
+//! ([`Workspace::refresh_within`](crate::Workspace::refresh_within)) usually finds nothing, yet costs one
 //! `lstat` per known file: most of a query's time on a large tree. The scan
-//! may be skipped ([`Workspace::refresh_for_query`]) only while the watcher
+//! may be skipped ([`Workspace::refresh_for_query`](crate::Workspace::refresh_for_query)) only while the watcher
 //! is *demonstrably* keeping up:
 //!
 //! - it started, and a refresh has completed since (events before the
