@@ -120,6 +120,37 @@ fn bench(c: &mut Criterion) {
         g.finish();
     }
     drop(loaded);
+    // A long-running server's answers (issue 29), side by side: the
+    // metadata scan of all 10,000 files before each answer (what servers
+    // did before, and still do whenever the watcher is not trusted), and
+    // the same server with its watcher trusted (the scan skipped).
+    {
+        use contextgraph_provider_workspace::serve::{keep_fresh, QUERY_FRESHNESS_DEADLINE};
+        let scanning = provider
+            .clone()
+            .with_fresh_queries(QUERY_FRESHNESS_DEADLINE);
+        let (watched, watch) = keep_fresh(provider.clone());
+        assert!(watch.is_some(), "the watcher starts");
+        watched.refresh().expect("refresh");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while watched.workspace().scan_needed().is_some() {
+            assert!(std::time::Instant::now() < until, "the watcher never became current");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let mut g = c.benchmark_group("served_query_10k_files");
+        for (name, p) in [("scan_before_each", &scanning), ("watcher_trusted", &watched)] {
+            g.bench_function(name, |b| {
+                let q = ContextQuery::new("verify the digest of a window", 30, 8000);
+                b.iter(|| p.query(&q).expect("query"))
+            });
+        }
+        g.finish();
+        assert!(
+            watched.workspace().scan_needed().is_none(),
+            "the trusted figures were measured with the scan skipped"
+        );
+        drop(watch);
+    }
     let victim = dir.path().join("d50/m5000.rs");
     let mut n = 0u64;
     c.bench_function("incremental_reindex_one_file_of_10k", |b| {
