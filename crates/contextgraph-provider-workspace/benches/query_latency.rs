@@ -134,11 +134,17 @@ fn bench(c: &mut Criterion) {
         watched.refresh().expect("refresh");
         let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while watched.workspace().scan_needed().is_some() {
-            assert!(std::time::Instant::now() < until, "the watcher never became current");
+            assert!(
+                std::time::Instant::now() < until,
+                "the watcher never became current"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let mut g = c.benchmark_group("served_query_10k_files");
-        for (name, p) in [("scan_before_each", &scanning), ("watcher_trusted", &watched)] {
+        for (name, p) in [
+            ("scan_before_each", &scanning),
+            ("watcher_trusted", &watched),
+        ] {
             g.bench_function(name, |b| {
                 let q = ContextQuery::new("verify the digest of a window", 30, 8000);
                 b.iter(|| p.query(&q).expect("query"))

@@ -461,6 +461,18 @@ impl Store {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
         };
+        if !index.is_intact() {
+            // Saved chunks failed their checks: what it would encode is not
+            // the index (the refresh that finds this rebuilds from the files).
+            let snap = self.snapshot_path();
+            return Err(StoreError::Io {
+                path: snap,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "refusing to save an index whose saved chunks failed their checksums; it is rebuilt from the files",
+                ),
+            });
+        }
         create_private_dir(&self.dir).map_err(io(&self.dir))?;
         self.check_owner()?;
         let snap = self.snapshot_path();
