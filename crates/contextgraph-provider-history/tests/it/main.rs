@@ -1,0 +1,9 @@
+//! Integration tests of the history provider over repositories the tests
+//! build with libgit2.
+
+mod anchors;
+mod degrade;
+mod frames;
+mod refusals;
+mod repo;
+mod verify;
