@@ -45,6 +45,7 @@ mod error;
 pub mod gate;
 pub mod indexer;
 pub mod limits;
+pub mod localization;
 mod provider;
 pub mod rank;
 pub mod record;
@@ -53,7 +54,7 @@ pub mod search;
 pub mod store;
 
 pub use error::HistoryError;
-pub use provider::{HistoryOptions, HistoryProvider, CHANGED_REL};
+pub use provider::{working_tree_of, HistoryOptions, HistoryProvider, CHANGED_REL};
 
 /// The provider id (its `info().name`).
 pub const PROVIDER_NAME: &str = "contextgraph-provider-history";

@@ -28,8 +28,22 @@ use crate::search::Searchable;
 use crate::store::Store;
 use crate::{PROVIDER_NAME, PROVIDER_VERSION};
 
+/// Most history frames served for a goal without anchors that asks nothing
+/// about history (see [`rank::asks_about_history`]).
+pub const PLAIN_GOAL_FRAMES: u32 = 1;
+
 /// The relation from a commit to a file it changed.
 pub const CHANGED_REL: &str = "episode.changed";
+
+/// The working tree of the git repository at or above `dir`, when there is
+/// one (a bare repository has none). For a host deciding whether to start
+/// the provider at all.
+pub fn working_tree_of(dir: &Path) -> Option<PathBuf> {
+    Repository::discover(dir)
+        .ok()?
+        .workdir()
+        .map(Path::to_path_buf)
+}
 
 /// How the provider indexes.
 #[derive(Debug, Clone)]
@@ -387,7 +401,16 @@ impl Provider for HistoryProvider {
             };
             frames.push(build_frame(&self.inner.workdir, rec, &key, r, cand.score));
         }
-        let mut result = pack(frames, query);
+        // A plain task goal ("add X") without anchors gets at most
+        // `PLAIN_GOAL_FRAMES` history frames: they compete with the code
+        // under one budget, and a goal that asks nothing about history is
+        // answered by code first. Anchors or a question about history
+        // (`why`, `changed`, `commit`, …) lift the limit.
+        let mut packing = query.clone();
+        if query.anchors.is_empty() && !rank::asks_about_history(query.match_text()) {
+            packing.max_frames = packing.max_frames.min(PLAIN_GOAL_FRAMES);
+        }
+        let mut result = pack(frames, &packing);
         if left_out > 0 {
             let dropped = u64::from(result.dropped_estimate.unwrap_or(0)) + left_out;
             result.truncated = true;

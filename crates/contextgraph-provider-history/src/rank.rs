@@ -30,6 +30,37 @@ pub fn touch_evidence(n: usize) -> f32 {
     TOUCH_EVIDENCE / (1.0 + n as f32 * 0.25)
 }
 
+/// Goal words that ask about history itself: the answer is commits, not
+/// only code. Checked on the goal's plain words (the search drops `why`
+/// and `when` as stopwords).
+const HISTORY_WORDS: &[&str] = &[
+    "why",
+    "history",
+    "commit",
+    "commits",
+    "changed",
+    "change",
+    "changes",
+    "introduced",
+    "regression",
+    "regressed",
+    "broke",
+    "broken",
+    "revert",
+    "reverted",
+    "when",
+    "previously",
+    "before",
+    "blame",
+    "log",
+];
+
+/// Whether `goal` asks about history (one of [`HISTORY_WORDS`], any case).
+pub fn asks_about_history(goal: &str) -> bool {
+    goal.split(|c: char| !c.is_alphanumeric())
+        .any(|w| HISTORY_WORDS.iter().any(|h| h.eq_ignore_ascii_case(w)))
+}
+
 /// A ranked commit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {

@@ -132,7 +132,7 @@ fn as_of_excludes_every_later_commit() {
     let r = TestRepo::new();
     let s = story(&r);
     let p = r.open();
-    let mut q = ContextQuery::new("retry loop", 50, 50_000);
+    let mut q = ContextQuery::new("history of the retry loop", 50, 50_000);
     q.as_of = Some(Timestamp::from_unix(T0 + 2 * DAY, 0).to_string());
     let frames = p.query(&q).expect("query").frames;
     assert!(frames
@@ -182,4 +182,15 @@ fn a_new_commit_is_indexed_incrementally() {
     let b = p.last_build();
     assert!(b.incremental && b.commits_read == 1, "{b:?}");
     assert!(frames.iter().any(|f| f.id.starts_with(&id.to_string())));
+}
+
+#[test]
+fn a_plain_goal_gets_one_history_frame_a_history_question_more() {
+    let r = TestRepo::new();
+    story(&r);
+    let p = r.open();
+    // Several commits match "retry loop"; a task goal gets the best one only.
+    assert_eq!(ask(&p, "retry loop").len(), 1);
+    assert!(ask(&p, "why does the retry loop look like this").len() >= 3);
+    assert!(ask(&p, "when was the retry loop changed").len() >= 3);
 }

@@ -4,6 +4,7 @@
 mod anchors;
 mod degrade;
 mod frames;
+mod localization;
 mod refusals;
 mod repo;
 mod verify;

@@ -16,11 +16,11 @@ fn a_secret_committed_and_removed_is_never_served() {
     let p = r.open();
     let key = aws_key();
     for goal in [
-        "deployment credentials",
-        "deploy aws",
-        "aws access key",
-        "env deploy token",
-        "remove deployment credentials aws txt",
+        "what changed: deployment credentials",
+        "what changed: deploy aws",
+        "what changed: aws access key",
+        "what changed: env deploy token",
+        "what changed: remove deployment credentials aws txt",
     ] {
         let frames = ask(&p, goal);
         let all = text_of(&frames);
@@ -32,7 +32,7 @@ fn a_secret_committed_and_removed_is_never_served() {
         assert!(!all.contains(".env"), "{goal}: a secret path was listed");
         // The commits themselves may be served (their messages hold no
         // secret), without the diff that does.
-        if goal == "deployment credentials" {
+        if goal == "what changed: deployment credentials" {
             assert!(
                 frames.iter().any(|f| f.id == s.add_credentials.to_string()),
                 "{goal}: {all}"
@@ -65,7 +65,7 @@ fn a_secret_in_a_message_keeps_the_commit_out() {
         &[Op::Write("NOTES.md", "rotated\n")],
     );
     let p = r.open();
-    let all = text_of(&ask(&p, "rotate deploy key"));
+    let all = text_of(&ask(&p, "what changed: rotate deploy key"));
     assert!(!all.contains(&key));
     assert!(!all.contains("Rotate the deploy key"));
 }
@@ -85,7 +85,7 @@ fn ignored_files_history_is_not_served() {
         &[Op::Write(".gitignore", "out/\n")],
     );
     let p = r.open();
-    let all = text_of(&ask(&p, "generated report output"));
+    let all = text_of(&ask(&p, "what changed: generated report output"));
     assert!(!all.contains("out/report.txt"), "{all}");
     assert!(!all.contains("Add generated report output"), "{all}");
 }
