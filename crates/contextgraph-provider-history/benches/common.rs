@@ -67,12 +67,3 @@ pub fn clone_of(name: &str) -> Result<PathBuf, String> {
         Err(format!("git clone {} failed", bundle.display()))
     }
 }
-
-/// `sorted[p]` of a sorted list of durations, in milliseconds.
-pub fn percentile_ms(sorted: &[std::time::Duration], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i].as_secs_f64() * 1000.0
-}

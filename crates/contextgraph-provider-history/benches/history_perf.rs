@@ -61,9 +61,9 @@ fn main() {
             "| {name} | {commits} | {:.2} s | {:.2} s | {:.1} ms | {:.2} ms | {:.2} ms |",
             cold,
             cold * 1000.0 / commits.max(1) as f64,
-            common::percentile_ms(&warms, 0.5),
-            common::percentile_ms(&queries, 0.5),
-            common::percentile_ms(&queries, 0.95),
+            percentile_ms(&warms, 0.5),
+            percentile_ms(&queries, 0.5),
+            percentile_ms(&queries, 0.95),
         );
     }
 }
@@ -88,4 +88,13 @@ fn goals(dir: &std::path::Path, max: usize) -> Vec<String> {
         .filter_map(|id| repo.find_commit(*id).ok())
         .filter_map(|c| c.summary().map(str::to_owned))
         .collect()
+}
+
+/// `sorted[p]` of a sorted list of durations, in milliseconds.
+pub fn percentile_ms(sorted: &[std::time::Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
 }
