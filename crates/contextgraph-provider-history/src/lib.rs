@@ -54,7 +54,9 @@ pub mod search;
 pub mod store;
 
 pub use error::HistoryError;
-pub use provider::{working_tree_of, HistoryOptions, HistoryProvider, CHANGED_REL};
+pub use provider::{
+    working_tree_of, HistoryOptions, HistoryProvider, CHANGED_REL, PLAIN_GOAL_FRAMES,
+};
 
 /// The provider id (its `info().name`).
 pub const PROVIDER_NAME: &str = "contextgraph-provider-history";

@@ -6,7 +6,7 @@ use contextgraph_provider_sdk::Provider;
 use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::{ContextQuery, FrameKind, Timestamp};
 
-use crate::repo::{ask, story, TestRepo, DAY, NET_V2, T0};
+use crate::repo::{ask, ask_raw, story, TestRepo, DAY, NET_V2, T0};
 
 #[test]
 fn a_commit_is_an_episode_with_its_message_time_and_provenance() {
@@ -185,12 +185,22 @@ fn a_new_commit_is_indexed_incrementally() {
 }
 
 #[test]
-fn a_plain_goal_gets_one_history_frame_a_history_question_more() {
+fn a_plain_goal_gets_no_history_frame_a_history_question_does() {
     let r = TestRepo::new();
     story(&r);
     let p = r.open();
-    // Several commits match "retry loop"; a task goal gets the best one only.
-    assert_eq!(ask(&p, "retry loop").len(), 1);
-    assert!(ask(&p, "why does the retry loop look like this").len() >= 3);
-    assert!(ask(&p, "when was the retry loop changed").len() >= 3);
+    // Several commits match "retry loop"; a task goal gets none by default…
+    assert_eq!(ask_raw(&p, "retry loop").len(), 0);
+    // … or as many as configured.
+    let one = contextgraph_provider_history::HistoryProvider::open(
+        r.dir.path(),
+        contextgraph_provider_history::HistoryOptions {
+            plain_goal_frames: 1,
+            ..r.options()
+        },
+    )
+    .expect("open");
+    assert_eq!(ask_raw(&one, "retry loop").len(), 1);
+    assert!(ask_raw(&p, "why does the retry loop look like this").len() >= 3);
+    assert!(ask_raw(&p, "when was the retry loop changed").len() >= 3);
 }

@@ -185,8 +185,18 @@ pub fn story(r: &TestRepo) -> Story {
     }
 }
 
-/// Every frame the provider serves for `goal` (a generous budget).
+/// Every frame the provider serves for `goal` asked as a question about
+/// history (`history: <goal>`; no commit of the story says "history", so
+/// the ranking is that of `goal`), with a generous budget.
 pub fn ask(
+    p: &contextgraph_provider_history::HistoryProvider,
+    goal: &str,
+) -> Vec<contextgraph_types::ContextFrame> {
+    ask_raw(p, &format!("history: {goal}"))
+}
+
+/// Every frame the provider serves for `goal` exactly as written.
+pub fn ask_raw(
     p: &contextgraph_provider_history::HistoryProvider,
     goal: &str,
 ) -> Vec<contextgraph_types::ContextFrame> {

@@ -77,6 +77,7 @@ fn a_commit_past_the_index_cap_verifies_by_the_commit_graph() {
         contextgraph_provider_history::HistoryOptions {
             cache: contextgraph_search::CacheLocation::Base(cache.path().to_path_buf()),
             max_commits: 3,
+            ..contextgraph_provider_history::HistoryOptions::default()
         },
     )
     .expect("open");
