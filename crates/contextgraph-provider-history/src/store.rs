@@ -7,10 +7,17 @@
 //! another working tree, or one that does not parse, is not trusted: the
 //! index is rebuilt from the repository. Writes go to a temporary file
 //! renamed over the old one, so a crash leaves the old index or the new.
+//!
+//! The records are served (subjects, bodies, paths), so the directory is
+//! held to the workspace index's rule (N6, `check_cache_dir`): owned by this
+//! user, not writable by others, not a symlink; otherwise the file is
+//! neither read nor written. A directory it creates is private (0700).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use contextgraph_search::store::check_cache_dir;
 
 use crate::record::CommitRecord;
 
@@ -75,6 +82,10 @@ impl Store {
 
     /// The stored index, when there is one this working tree can trust.
     pub fn load(&self) -> Option<Snapshot> {
+        self.file
+            .parent()
+            .is_none_or(|d| check_cache_dir(d).is_ok())
+            .then_some(())?;
         let bytes = std::fs::read(&self.file).ok()?;
         let on_disk: OnDisk = serde_json::from_slice(&bytes).ok()?;
         (on_disk.format == FORMAT && on_disk.root == self.root).then_some(on_disk.snapshot)
@@ -83,7 +94,14 @@ impl Store {
     /// Persist `snapshot` (atomically: a temporary file renamed over).
     pub fn save(&self, snapshot: &Snapshot) -> std::io::Result<()> {
         if let Some(dir) = self.file.parent() {
-            std::fs::create_dir_all(dir)?;
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir)?;
+            check_cache_dir(dir).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string())
+            })?;
         }
         let on_disk = OnDiskRef {
             format: FORMAT,

@@ -60,3 +60,34 @@ fn a_directory_outside_any_repository_is_a_typed_error() {
     );
     assert!(err.to_string().contains(&dir.path().display().to_string()));
 }
+
+#[cfg(unix)]
+#[test]
+fn an_index_in_a_directory_others_can_write_is_not_trusted() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = TestRepo::new();
+    story(&r);
+    let p = r.open();
+    let file = p.index_file().expect("persisted").to_path_buf();
+    // Another user could have planted this: a subject no commit has.
+    let text = std::fs::read_to_string(&file).expect("index");
+    let forged = text.replace(
+        "Fix backoff overflow in the retry loop",
+        "Planted subject about the retry loop",
+    );
+    assert_ne!(text, forged);
+    std::fs::write(&file, forged).expect("forge");
+    let dir = file.parent().expect("dir");
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let reopened = r.open();
+    let all = serde_json::to_string(&ask(&reopened, "retry loop")).expect("json");
+    assert!(!all.contains("Planted subject"), "{all}");
+    assert!(all.contains("Fix backoff overflow"), "{all}");
+    // Private again: the forged file is read (it is ours), which shows the
+    // check above is what kept it out.
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let trusting = r.open();
+    assert!(serde_json::to_string(&ask(&trusting, "retry loop"))
+        .expect("json")
+        .contains("Planted subject"));
+}
