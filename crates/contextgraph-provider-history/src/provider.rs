@@ -375,11 +375,33 @@ impl Provider for HistoryProvider {
                     .is_some_and(|c| !c.refused && !only_withheld(c))
         };
         let ranked = rank::rank(&index, &words, &evidence, &eligible);
+        // A plain task goal ("add X") without anchors gets at most
+        // `plain_goal_frames` history frames (none by default): they
+        // compete with the code under one budget, and a goal that asks
+        // nothing about history is answered by code first. Anchors or a
+        // question about history (`why`, `changed`, `commit`, …) lift it.
+        let mut packing = query.clone();
+        if query.anchors.is_empty() && !rank::asks_about_history(query.match_text()) {
+            packing.max_frames = packing.max_frames.min(self.inner.plain_goal_frames);
+        }
+        if packing.max_frames == 0 {
+            // Nothing is built: the candidates exist, none is served.
+            return Ok(ContextQueryResult {
+                frames: Vec::new(),
+                truncated: !ranked.is_empty(),
+                dropped_estimate: u32::try_from(ranked.len()).ok().filter(|&n| n > 0),
+            });
+        }
+        // Packing takes at most `max_frames`: a few more are built so that
+        // ones over the budget can be replaced, not all 48.
+        let build_at_most = (packing.max_frames as usize)
+            .saturating_mul(3)
+            .clamp(8, MAX_CANDIDATES);
         let mut frames = Vec::new();
         let mut diff_bytes = 0usize;
         let mut left_out = 0u64;
         for cand in ranked.iter() {
-            if frames.len() >= MAX_CANDIDATES {
+            if frames.len() >= build_at_most {
                 left_out += 1;
                 continue;
             }
@@ -409,22 +431,6 @@ impl Provider for HistoryProvider {
                 path: shown,
             };
             frames.push(build_frame(&self.inner.workdir, rec, &key, r, cand.score));
-        }
-        // A plain task goal ("add X") without anchors gets at most
-        // `plain_goal_frames` history frames (none by default): they
-        // compete with the code under one budget, and a goal that asks
-        // nothing about history is answered by code first. Anchors or a
-        // question about history (`why`, `changed`, `commit`, …) lift it.
-        let mut packing = query.clone();
-        if query.anchors.is_empty() && !rank::asks_about_history(query.match_text()) {
-            packing.max_frames = packing.max_frames.min(self.inner.plain_goal_frames);
-        }
-        if packing.max_frames == 0 {
-            return Ok(ContextQueryResult {
-                frames: Vec::new(),
-                truncated: !frames.is_empty(),
-                dropped_estimate: u32::try_from(frames.len()).ok().filter(|&n| n > 0),
-            });
         }
         let mut result = pack(frames, &packing);
         if left_out > 0 {
