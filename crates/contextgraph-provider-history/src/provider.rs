@@ -84,6 +84,9 @@ struct Inner {
     max_commits: usize,
     plain_goal_frames: u32,
     index: RwLock<Arc<Searchable>>,
+    /// Whether `index` holds the persisted or built index yet (see
+    /// [`HistoryProvider::ensure_loaded`]); the mutex orders first loads.
+    loaded: Mutex<bool>,
     last_build: Mutex<BuildReport>,
 }
 
@@ -137,10 +140,11 @@ impl HistoryProvider {
                     commits: Vec::new(),
                 }))),
                 last_build: Mutex::new(BuildReport::default()),
+                loaded: Mutex::new(false),
             }),
         };
-        let previous = provider.inner.store.as_ref().and_then(Store::load);
-        provider.refresh_from(previous)?;
+        // The index is loaded (or built) on first use: a plain task goal,
+        // which history does not answer by default, costs no index at all.
         Ok(provider)
     }
 
@@ -161,6 +165,7 @@ impl HistoryProvider {
 
     /// What the last build did.
     pub fn last_build(&self) -> BuildReport {
+        self.ensure_loaded();
         self.inner
             .last_build
             .lock()
@@ -171,14 +176,16 @@ impl HistoryProvider {
     /// What a person should know about what this history can answer: a
     /// shallow clone, commits left out by the cap, unreadable objects.
     pub fn notes(&self) -> Vec<String> {
-        let index = self.index();
+        // Cheap before the index is loaded (a host asks at start): the
+        // shallow check reads one file; the index's own notes come once
+        // it is loaded.
+        let index = self.current();
         let s = &index.snapshot;
         let mut notes = Vec::new();
-        if s.shallow {
+        if !indexer::shallow_boundary(&self.repo()).is_empty() {
             notes.push(format!(
-                "{PROVIDER_NAME}: {} is a shallow clone: only the {} commit(s) it holds are served, older history is not there (fetch it with `git fetch --unshallow`)",
-                self.inner.workdir.display(),
-                s.commits.len()
+                "{PROVIDER_NAME}: {} is a shallow clone: only the commits it holds are served, older history is not there (fetch it with `git fetch --unshallow`)",
+                self.inner.workdir.display()
             ));
         }
         if s.truncated {
@@ -198,24 +205,54 @@ impl HistoryProvider {
         notes
     }
 
-    fn index(&self) -> Arc<Searchable> {
+    /// Load the persisted index and bring it up to `HEAD` (or build it),
+    /// once. An error is reported on stderr and leaves the index empty: the
+    /// provider then answers nothing rather than failing every query.
+    fn ensure_loaded(&self) {
+        let mut loaded = match self.inner.loaded.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if *loaded {
+            return;
+        }
+        let previous = self.inner.store.as_ref().and_then(Store::load);
+        if let Err(e) = self.refresh_from(previous, true) {
+            eprintln!("{e}");
+        }
+        *loaded = true;
+    }
+
+    /// The index as it is (no load).
+    fn current(&self) -> Arc<Searchable> {
         match self.inner.index.read() {
             Ok(g) => Arc::clone(&g),
             Err(p) => Arc::clone(&p.into_inner()),
         }
     }
 
+    /// The index, loaded on first use.
+    fn index(&self) -> Arc<Searchable> {
+        self.ensure_loaded();
+        self.current()
+    }
+
     /// Bring the index up to date with `HEAD` (only new commits are read;
     /// a rewritten history is re-read whole). Cheap when `HEAD` has not moved.
     pub fn refresh(&self) -> Result<BuildReport, HistoryError> {
-        let current = self.index().snapshot.clone();
+        self.ensure_loaded();
+        let current = self.current().snapshot.clone();
         let previous = (!current.head.is_empty()).then_some(current);
-        self.refresh_from(previous)
+        self.refresh_from(previous, false)
     }
 
+    /// Bring `previous` up to `HEAD` and install it; `from_store`: it was
+    /// just loaded from disk (installed even when current, and not written
+    /// back unless it changed).
     fn refresh_from(
         &self,
         previous: Option<crate::store::Snapshot>,
+        from_store: bool,
     ) -> Result<BuildReport, HistoryError> {
         let repo = self.repo();
         let before = previous.as_ref().map(|p| p.head.clone());
@@ -224,12 +261,11 @@ impl HistoryProvider {
         let Some((snapshot, report)) = built else {
             return Ok(BuildReport::default());
         };
-        if before.as_deref() == Some(snapshot.head.as_str())
-            && !self.index().snapshot.head.is_empty()
-        {
+        let unchanged = before.as_deref() == Some(snapshot.head.as_str());
+        if unchanged && !from_store {
             return Ok(report);
         }
-        if let Some(store) = &self.inner.store {
+        if let (false, Some(store)) = (unchanged, &self.inner.store) {
             if let Err(e) = store.save(&snapshot) {
                 eprintln!(
                     "{PROVIDER_NAME}: cannot write the history index {} ({e}); answering from memory",
@@ -342,6 +378,12 @@ impl Provider for HistoryProvider {
             // Q1: the only kind served was not asked for.
             return Ok(ContextQueryResult::default());
         }
+        let plain = query.anchors.is_empty() && !rank::asks_about_history(query.match_text());
+        if plain && self.inner.plain_goal_frames == 0 {
+            // A plain task goal gets no history frame (see below): answered
+            // without touching the index, so it costs the host nothing.
+            return Ok(ContextQueryResult::default());
+        }
         if let Err(e) = self.refresh() {
             eprintln!("{e}; answering from the index as it was");
         }
@@ -381,7 +423,7 @@ impl Provider for HistoryProvider {
         // nothing about history is answered by code first. Anchors or a
         // question about history (`why`, `changed`, `commit`, …) lift it.
         let mut packing = query.clone();
-        if query.anchors.is_empty() && !rank::asks_about_history(query.match_text()) {
+        if plain {
             packing.max_frames = packing.max_frames.min(self.inner.plain_goal_frames);
         }
         if packing.max_frames == 0 {

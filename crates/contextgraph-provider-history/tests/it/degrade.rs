@@ -68,6 +68,8 @@ fn an_index_in_a_directory_others_can_write_is_not_trusted() {
     let r = TestRepo::new();
     story(&r);
     let p = r.open();
+    // Loaded (and so written) on first use.
+    assert_eq!(p.commits(), 8);
     let file = p.index_file().expect("persisted").to_path_buf();
     // Another user could have planted this: a subject no commit has.
     let text = std::fs::read_to_string(&file).expect("index");

@@ -204,3 +204,16 @@ fn a_plain_goal_gets_no_history_frame_a_history_question_does() {
     assert!(ask_raw(&p, "why does the retry loop look like this").len() >= 3);
     assert!(ask_raw(&p, "when was the retry loop changed").len() >= 3);
 }
+
+#[test]
+fn the_index_is_loaded_on_first_use_not_at_open() {
+    let r = TestRepo::new();
+    story(&r);
+    let p = r.open();
+    let file = p.index_file().expect("persisted").to_path_buf();
+    // A plain task goal is answered (with nothing) without the index.
+    assert!(ask_raw(&p, "retry loop").is_empty());
+    assert!(!file.exists(), "built before it was needed");
+    assert!(!ask(&p, "retry loop").is_empty());
+    assert!(file.exists());
+}
