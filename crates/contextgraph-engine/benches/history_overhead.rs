@@ -6,7 +6,7 @@
 //! for that goal is the same (a plain goal gets no history frame).
 //! `cargo bench -p contextgraph-engine --bench history_overhead`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use contextgraph_config::{Config, Environment};
@@ -61,7 +61,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Start an engine with `config` on `root`, answer `goal`, stop it.
-async fn run(config: &Config, root: &PathBuf, goal: &str) -> (String, Duration) {
+async fn run(config: &Config, root: &Path, goal: &str) -> (String, Duration) {
     let began = Instant::now();
     let engine = Engine::start(config, root).await.expect("start");
     let answer = engine
