@@ -31,6 +31,9 @@
 //! dir = "."                  # default: the workspace the command runs on
 //! weight = 2                 # share of the budget relative to others (default 1)
 //!
+//! [providers.history]        # built in: the git history, on in a git working tree
+//! enabled = false            # the one line that turns it off
+//!
 //! [providers.docs]
 //! type = "docs"              # built in: a folder's Markdown
 //! dir = "docs"

@@ -212,11 +212,14 @@ impl Config {
         Ok(config)
     }
 
-    /// The built-in workspace provider is always there unless a file says
-    /// something about a provider named `workspace`; providers by name.
+    /// The built-in workspace and history providers are always there unless
+    /// a file says something about a provider of that name; providers by name.
     fn finish(&mut self) {
         if self.provider("workspace").is_none() {
             self.providers.push(ProviderConfig::builtin_workspace());
+        }
+        if self.provider("history").is_none() {
+            self.providers.push(ProviderConfig::builtin_history());
         }
         self.providers.sort_by(|a, b| a.name.cmp(&b.name));
     }

@@ -99,7 +99,8 @@ pub struct Config {
 
 impl Default for Config {
     /// No file at all: the built-in workspace provider on the workspace
-    /// directory, no network.
+    /// directory and the built-in history provider on its git history (started
+    /// only in a git working tree), no network.
     fn default() -> Self {
         Config {
             budget: Setting::default_value(DEFAULT_BUDGET),
@@ -107,7 +108,10 @@ impl Default for Config {
             timeout_ms: Setting::default_value(DEFAULT_TIMEOUT_MS),
             strict_audit: Setting::default_value(false),
             consent_store: None,
-            providers: vec![ProviderConfig::builtin_workspace()],
+            providers: vec![
+                ProviderConfig::builtin_history(),
+                ProviderConfig::builtin_workspace(),
+            ],
             files: Vec::new(),
             warnings: Vec::new(),
         }
@@ -168,6 +172,22 @@ impl ProviderConfig {
     }
 }
 
+impl ProviderConfig {
+    /// The implicit `history` provider: the built-in history provider on the
+    /// git repository holding the workspace. The engine starts it only when
+    /// there is one; `[providers.history]` with `enabled = false` turns it off.
+    pub fn builtin_history() -> Self {
+        ProviderConfig {
+            name: "history".to_owned(),
+            kind: ProviderKind::History { dir: None },
+            timeout_ms: None,
+            weight: 1,
+            enabled: true,
+            origin: Origin::Default,
+        }
+    }
+}
+
 /// How a provider is run or reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -176,6 +196,14 @@ pub enum ProviderKind {
     /// frames), in-process.
     Workspace {
         /// The directory; `None` means the workspace the command runs on.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dir: Option<PathBuf>,
+    },
+    /// The built-in history provider (a git working tree's commits as
+    /// episode frames), in-process.
+    History {
+        /// A directory in the repository; `None` means the workspace the
+        /// command runs on.
         #[serde(skip_serializing_if = "Option::is_none")]
         dir: Option<PathBuf>,
     },
@@ -219,6 +247,7 @@ impl ProviderKind {
     pub fn type_name(&self) -> &'static str {
         match self {
             ProviderKind::Workspace { .. } => "workspace",
+            ProviderKind::History { .. } => "history",
             ProviderKind::Docs { .. } => "docs",
             ProviderKind::Stdio { .. } => "stdio",
             ProviderKind::Http { .. } => "http",

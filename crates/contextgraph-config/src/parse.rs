@@ -205,6 +205,7 @@ pub fn is_valid_provider_name(name: &str) -> bool {
 fn keys_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "workspace" => &["dir"],
+        "history" => &["dir"],
         "docs" => &["dir"],
         "stdio" => &["command", "args", "env", "pass_env", "cwd"],
         _ => &["url", "token_env", "token_file"],
@@ -238,18 +239,19 @@ fn provider(
     }
     let kind = match &raw.kind {
         Some(k) => match k.get_ref().as_str() {
-            t @ ("workspace" | "docs" | "stdio" | "http") => t,
+            t @ ("workspace" | "history" | "docs" | "stdio" | "http") => t,
             _ => {
                 return Err(ctx.at(
                     k.span(),
                     key("type"),
-                    "unknown provider type; use one of workspace, docs, stdio, http",
+                    "unknown provider type; use one of workspace, history, docs, stdio, http",
                 ))
             }
         },
         None if raw.command.is_some() => "stdio",
         None if raw.url.is_some() => "http",
         None if name == "workspace" => "workspace",
+        None if name == "history" => "history",
         None if name == "docs" => "docs",
         None => {
             return Err(ctx.at(
@@ -292,6 +294,14 @@ fn provider(
     }
     let kind = match kind {
         "workspace" => ProviderKind::Workspace {
+            dir: raw
+                .dir
+                .as_ref()
+                .map(|d| ctx.path_value(d, "dir"))
+                .transpose()
+                .map_err(|e| rekey(e, key("dir")))?,
+        },
+        "history" => ProviderKind::History {
             dir: raw
                 .dir
                 .as_ref()

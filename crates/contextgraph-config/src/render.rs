@@ -85,6 +85,14 @@ impl Config {
                     }
                     None => out.push_str("# dir: the workspace the command runs on\n"),
                 },
+                ProviderKind::History { dir } => match dir {
+                    Some(d) => {
+                        let _ = writeln!(out, "dir = {}", path(d));
+                    }
+                    None => {
+                        out.push_str("# dir: the repository of the workspace the command runs on\n")
+                    }
+                },
                 ProviderKind::Docs { dir } => {
                     let _ = writeln!(out, "dir = {}", path(dir));
                 }

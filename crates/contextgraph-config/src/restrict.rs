@@ -89,7 +89,9 @@ pub(crate) fn restrict(
         let does = match &p.kind {
             ProviderKind::Stdio { .. } => "it would run a program",
             ProviderKind::Http { .. } => "it would send your goals over the network",
-            ProviderKind::Workspace { dir: Some(dir) } | ProviderKind::Docs { dir }
+            ProviderKind::Workspace { dir: Some(dir) }
+            | ProviderKind::History { dir: Some(dir) }
+            | ProviderKind::Docs { dir }
                 if !inside(dir, base) =>
             {
                 "it would read a folder outside this repository"

@@ -170,7 +170,10 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let chosen: Vec<_> = match &options.only {
-            None => config.enabled_providers().collect(),
+            None => config
+                .enabled_providers()
+                .filter(|p| !start::skipped_builtin(p, workspace))
+                .collect(),
             Some(names) => {
                 for n in names {
                     if config.provider(n).is_none() {
@@ -256,6 +259,7 @@ impl Engine {
                 Some(Err(error)) => SlotState::Failed { error },
                 // Keyed by its configuration name, whatever it announced.
                 Some(Ok(started)) => {
+                    warnings.extend(started.notes);
                     match host.add_as(&provider.name, started.client, timeout).await {
                         Ok(descriptor) => {
                             if let Some(w) = started.workspace {

@@ -15,6 +15,7 @@ use contextgraph_host::{
     StdioOptions, StdioProvider,
 };
 use contextgraph_provider_docs::{DocsConfig, DocsProvider};
+use contextgraph_provider_history::{HistoryOptions, HistoryProvider};
 use contextgraph_provider_workspace::{IndexBuild, WorkspaceOptions, WorkspaceProvider};
 use tokio::time::Instant;
 
@@ -28,12 +29,33 @@ pub(crate) struct Started {
     /// The in-process workspace provider behind `client`, kept so the
     /// engine can bring its index up to date before each answer.
     pub workspace: Option<WorkspaceProvider>,
+    /// What a person should know about what it can answer (a shallow
+    /// clone's history, say), shown with the answer's warnings.
+    pub notes: Vec<String>,
+}
+
+/// Whether `provider` is the implicit history provider on a directory that
+/// is no git working tree: then it is not started at all (it has nothing
+/// to serve, and saying so on every run would be noise). A history provider
+/// a file configures is started, and fails loudly, wherever it points.
+pub(crate) fn skipped_builtin(provider: &ProviderConfig, workspace: &Path) -> bool {
+    match &provider.kind {
+        ProviderKind::History { dir }
+            if provider.origin == contextgraph_config::Origin::Default =>
+        {
+            contextgraph_provider_history::working_tree_of(dir.as_deref().unwrap_or(workspace))
+                .is_none()
+        }
+        _ => false,
+    }
 }
 
 /// How a configured provider is reached, for people (never a token).
 pub(crate) fn transport_of(kind: &ProviderKind) -> String {
     match kind {
-        ProviderKind::Workspace { .. } | ProviderKind::Docs { .. } => "in-process".to_owned(),
+        ProviderKind::Workspace { .. }
+        | ProviderKind::History { .. }
+        | ProviderKind::Docs { .. } => "in-process".to_owned(),
         ProviderKind::Stdio { command, .. } => format!("stdio ({})", command.display()),
         ProviderKind::Http { url, .. } => format!("http ({url})"),
     }
@@ -49,6 +71,7 @@ pub(crate) async fn start(
     build: Option<IndexBuild>,
 ) -> Result<Started, String> {
     let mut workspace_handle = None;
+    let mut notes = Vec::new();
     let client: Arc<dyn ProviderClient> = match &provider.kind {
         ProviderKind::Workspace { dir } => {
             let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
@@ -75,6 +98,16 @@ pub(crate) async fn start(
             })
             .await?;
             workspace_handle = Some(opened.clone());
+            Arc::new(InProcessProvider::new(opened).map_err(|e| e.to_string())?)
+        }
+        ProviderKind::History { dir } => {
+            let dir = dir.clone().unwrap_or_else(|| workspace.to_path_buf());
+            let opened = blocking(move || {
+                HistoryProvider::open(&dir, HistoryOptions::default())
+                    .map_err(|e| format!("cannot index the history of {}: {e}", dir.display()))
+            })
+            .await?;
+            notes = opened.notes();
             Arc::new(InProcessProvider::new(opened).map_err(|e| e.to_string())?)
         }
         ProviderKind::Docs { dir } => {
@@ -126,6 +159,7 @@ pub(crate) async fn start(
             client,
             handshake: began.elapsed(),
             workspace: workspace_handle,
+            notes,
         }),
         Err(e) => {
             client.shutdown().await;

@@ -470,3 +470,67 @@ async fn c1_a_long_running_engine_that_creates_the_store_honours_a_grant_made_wh
 mod fuzz_replay;
 #[path = "session/mod.rs"]
 mod session;
+
+/// Commit every file of the fixture's workspace as one commit with `message`
+/// (a real repository, written with libgit2: no `git` binary needed).
+fn commit_all(ws: &std::path::Path, message: &str) {
+    let repo = git2::Repository::init(ws).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add_all(["src"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let sig = git2::Signature::new(
+        "Ada",
+        "ada@example.invalid",
+        &git2::Time::new(1_704_067_200, 0),
+    )
+    .unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &[])
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_history_provider_is_on_by_default_in_a_git_working_tree_and_off_with_one_line() {
+    let f = Fixture::new();
+    // A `.git` that is no repository: the built-in history is not started.
+    let engine = Engine::start(&Config::default(), &f.ws()).await.unwrap();
+    let names: Vec<String> = engine
+        .providers()
+        .await
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, ["workspace"]);
+    engine.shutdown().await;
+    std::fs::remove_dir_all(f.ws().join(".git")).unwrap();
+    commit_all(&f.ws(), "Add retry with exponential backoff");
+    let engine = Engine::start(&Config::default(), &f.ws()).await.unwrap();
+    let answer = engine
+        .context(&request("why does retry use backoff"))
+        .await
+        .unwrap();
+    assert_eq!(answer.answered(), 2, "{:?}", answer.providers);
+    assert!(answer.providers.iter().any(|p| p.name == "history"));
+    assert!(
+        answer
+            .composition
+            .prompt
+            .contains("Add retry with exponential backoff"),
+        "{}",
+        answer.composition.prompt
+    );
+    assert!(answer.composition.prompt.contains("retry_with_backoff"));
+    engine.shutdown().await;
+    let config = f.config("[providers.history]\nenabled = false\n");
+    let engine = Engine::start(&config, &f.ws()).await.unwrap();
+    let names: Vec<String> = engine
+        .providers()
+        .await
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, ["workspace"]);
+    engine.shutdown().await;
+}

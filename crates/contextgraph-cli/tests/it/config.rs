@@ -25,9 +25,13 @@ fn with_no_file_the_builtin_workspace_provider_is_the_configuration() {
     assert!(text.contains("budget = 8000"), "{text}");
     let out = s.run(&["config", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["providers"][0]["name"], "workspace");
-    assert_eq!(v["providers"][0]["type"], "workspace");
-    assert_eq!(v["providers"][0]["origin"]["from"], "default");
+    // The built-ins in name order: history (started in a git working tree
+    // only), then workspace.
+    assert_eq!(v["providers"][0]["name"], "history");
+    assert_eq!(v["providers"][0]["type"], "history");
+    assert_eq!(v["providers"][1]["name"], "workspace");
+    assert_eq!(v["providers"][1]["type"], "workspace");
+    assert_eq!(v["providers"][1]["origin"]["from"], "default");
 }
 
 #[test]

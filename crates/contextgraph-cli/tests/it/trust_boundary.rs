@@ -116,7 +116,7 @@ fn finding_1_an_untrusted_workspace_cgp_toml_runs_nothing_until_trusted() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["workspace"], "{v}");
+    assert_eq!(names, ["history", "workspace"], "{v}");
 
     // An MCP client configured with `cgp mcp --dir <repo>` starts nothing of it.
     let mut child = s

@@ -39,13 +39,51 @@ fn no_config_at_all_is_the_builtin_workspace_provider_and_defaults() {
     let config = Config::load_with(&ws, None, &env_with_home(home.path())).unwrap();
     assert_eq!(config.files, Vec::<PathBuf>::new());
     assert_eq!(config.budget.value, DEFAULT_BUDGET);
-    assert_eq!(config.providers.len(), 1);
-    assert_eq!(config.providers[0].name, "workspace");
+    // The built-ins, in name order: history (started only in a git
+    // working tree) and workspace.
+    assert_eq!(config.providers.len(), 2);
+    assert_eq!(config.providers[0].name, "history");
     assert_eq!(
         config.providers[0].kind,
+        ProviderKind::History { dir: None }
+    );
+    assert!(config.providers[0].enabled);
+    assert_eq!(config.providers[1].name, "workspace");
+    assert_eq!(
+        config.providers[1].kind,
         ProviderKind::Workspace { dir: None }
     );
-    assert_eq!(config.providers[0].origin, Origin::Default);
+    assert_eq!(config.providers[1].origin, Origin::Default);
+    assert_eq!(
+        config,
+        Config {
+            files: config.files.clone(),
+            ..Config::default()
+        }
+    );
+}
+
+#[test]
+fn one_line_turns_the_history_provider_off() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = home.path().join("ws");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(
+        ws.join("cgp.toml"),
+        "[providers.history]\nenabled = false\n",
+    )
+    .unwrap();
+    let config = Config::load_with(&ws, None, &env_with_home(home.path())).unwrap();
+    let history = config.provider("history").unwrap();
+    assert_eq!(history.kind, ProviderKind::History { dir: None });
+    assert!(!history.enabled);
+    assert_eq!(
+        config
+            .enabled_providers()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>(),
+        ["workspace"]
+    );
 }
 
 #[test]
@@ -93,7 +131,7 @@ fn the_workspace_file_is_found_walking_up_and_wins_per_key_and_per_provider() {
     );
     // Per provider: the workspace's `notes` whole, the user's `search`, the built-in workspace.
     let names: Vec<&str> = config.providers.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["notes", "search", "workspace"]);
+    assert_eq!(names, ["history", "notes", "search", "workspace"]);
     let notes = config.provider("notes").unwrap();
     assert_eq!(
         notes.origin,
