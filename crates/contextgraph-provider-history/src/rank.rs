@@ -55,7 +55,8 @@ const HISTORY_WORDS: &[&str] = &[
     "log",
 ];
 
-/// Whether `goal` asks about history (one of [`HISTORY_WORDS`], any case).
+/// Whether `goal` asks about history (one of the history words above, such as
+/// "commit", "changed" or "blame", in any case).
 pub fn asks_about_history(goal: &str) -> bool {
     goal.split(|c: char| !c.is_alphanumeric())
         .any(|w| HISTORY_WORDS.iter().any(|h| h.eq_ignore_ascii_case(w)))
