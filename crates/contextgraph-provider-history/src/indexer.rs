@@ -24,6 +24,12 @@ pub struct BuildReport {
     pub unreadable: Vec<String>,
 }
 
+/// The commit `HEAD` names, when it names one (`None`: an unborn branch,
+/// or a `HEAD` that does not resolve; [`build`] says which).
+pub fn head_id(repo: &Repository) -> Option<Oid> {
+    repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
+}
+
 /// The commits `HEAD` reaches, newest first, starting from `previous`
 /// when its head is an ancestor of `HEAD` (then only the new commits are
 /// read). `None` when the repository has no commit yet.
@@ -56,10 +62,13 @@ pub fn build(
         };
         old == head_id || repo.graph_descendant_of(head_id, old).unwrap_or(false)
     });
-    if let Some(p) = &base {
-        if p.head == head_id.to_string() {
-            return Ok(Some((p.clone(), report)));
-        }
+    let base = match base {
+        // Up to date: the stored snapshot as it is (moved, not copied: it
+        // holds every commit).
+        Some(p) if p.head == head_id.to_string() => return Ok(Some((p, report))),
+        other => other,
+    };
+    if base.is_some() {
         report.incremental = true;
     }
     let mut walk = repo

@@ -241,7 +241,13 @@ impl HistoryProvider {
     /// a rewritten history is re-read whole). Cheap when `HEAD` has not moved.
     pub fn refresh(&self) -> Result<BuildReport, HistoryError> {
         self.ensure_loaded();
-        let current = self.current().snapshot.clone();
+        let current = self.current();
+        // Every query asks; when `HEAD` has not moved the answer is one ref
+        // read, with no copy of the index (which holds every commit).
+        if indexer::head_id(&self.repo()).is_some_and(|h| current.snapshot.head == h.to_string()) {
+            return Ok(BuildReport::default());
+        }
+        let current = current.snapshot.clone();
         let previous = (!current.head.is_empty()).then_some(current);
         self.refresh_from(previous, false)
     }
@@ -416,7 +422,16 @@ impl Provider for HistoryProvider {
                     .commit(pos)
                     .is_some_and(|c| !c.refused && !only_withheld(c))
         };
-        let ranked = rank::rank(&index, &words, &evidence, &eligible);
+        // Frames are built for at most `build_at_most` candidates; a few
+        // times that many are ranked in full, for the ones whose frame
+        // cannot be served (a hidden path, an unreadable object).
+        let ranked = rank::rank(
+            &index,
+            &words,
+            &evidence,
+            &eligible,
+            MAX_CANDIDATES.saturating_mul(4),
+        );
         // A plain task goal ("add X") without anchors gets at most
         // `plain_goal_frames` history frames (none by default): they
         // compete with the code under one budget, and a goal that asks
@@ -430,8 +445,8 @@ impl Provider for HistoryProvider {
             // Nothing is built: the candidates exist, none is served.
             return Ok(ContextQueryResult {
                 frames: Vec::new(),
-                truncated: !ranked.is_empty(),
-                dropped_estimate: u32::try_from(ranked.len()).ok().filter(|&n| n > 0),
+                truncated: ranked.total > 0,
+                dropped_estimate: u32::try_from(ranked.total).ok().filter(|&n| n > 0),
             });
         }
         // Packing takes at most `max_frames`: a few more are built so that
@@ -441,8 +456,9 @@ impl Provider for HistoryProvider {
             .clamp(8, MAX_CANDIDATES);
         let mut frames = Vec::new();
         let mut diff_bytes = 0usize;
-        let mut left_out = 0u64;
-        for cand in ranked.iter() {
+        // Ranked commits not even considered count as left out.
+        let mut left_out = ranked.total.saturating_sub(ranked.top.len()) as u64;
+        for cand in ranked.top.iter() {
             if frames.len() >= build_at_most {
                 left_out += 1;
                 continue;

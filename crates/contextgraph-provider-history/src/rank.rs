@@ -92,43 +92,75 @@ impl AnchorEvidence {
     }
 }
 
-/// Rank every eligible commit with any evidence, best first (ties: newer first).
+/// The ranking of one request: the best candidates, and how many commits
+/// had any evidence at all.
+#[derive(Debug, Default)]
+pub struct Ranked {
+    /// At most the `keep` best candidates, best first (ties: newer first).
+    pub top: Vec<Candidate>,
+    /// Eligible commits with any evidence, kept or not.
+    pub total: usize,
+}
+
+/// Rank every eligible commit with any evidence and keep the `keep` best.
+/// Scores are computed for all (cheap arithmetic); the path a frame shows
+/// is chosen only for the kept ones (it tokenizes every changed path), so
+/// a goal whose words match most of a large history stays fast.
 pub fn rank(
     index: &Searchable,
     words: &[String],
     anchors: &AnchorEvidence,
     eligible: &dyn Fn(u32) -> bool,
-) -> Vec<Candidate> {
+    keep: usize,
+) -> Ranked {
     let bm25 = index.bm25(words);
-    let best = bm25.values().copied().fold(0.0f32, f32::max);
+    let best = bm25.iter().map(|&(_, s)| s).fold(0.0f32, f32::max);
     let n = index.len().max(1) as f32;
-    let mut positions: Vec<u32> = bm25.keys().copied().collect();
+    let word_score = |pos: u32| {
+        bm25.binary_search_by_key(&pos, |&(p, _)| p)
+            .ok()
+            .map_or(0.0, |i| if best > 0.0 { bm25[i].1 / best } else { 0.0 })
+    };
+    let mut positions: Vec<u32> = bm25.iter().map(|&(p, _)| p).collect();
     positions.extend(anchors.by_commit.keys().copied());
     positions.sort_unstable();
     positions.dedup();
-    let mut out: Vec<Candidate> = positions
+    let mut scored: Vec<(u32, f32)> = positions
         .into_iter()
         .filter(|&p| eligible(p))
-        .filter_map(|pos| {
-            let c = index.commit(pos)?;
-            let w = bm25
-                .get(&pos)
-                .map_or(0.0, |s| if best > 0.0 { s / best } else { 0.0 });
-            let (a, anchored) = anchors
-                .by_commit
-                .get(&pos)
-                .map_or((0.0, None), |(e, p)| (*e, Some(p.clone())));
+        .map(|pos| {
+            let a = anchors.by_commit.get(&pos).map_or(0.0, |(e, _)| *e);
             let recency = 1.0 - pos as f32 / n;
             let score =
-                (WORDS_WEIGHT * w + ANCHOR_WEIGHT * a + RECENCY_WEIGHT * recency).clamp(0.0, 1.0);
+                (WORDS_WEIGHT * word_score(pos) + ANCHOR_WEIGHT * a + RECENCY_WEIGHT * recency)
+                    .clamp(0.0, 1.0);
+            (pos, score)
+        })
+        .collect();
+    let total = scored.len();
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+    if keep < scored.len() {
+        if keep == 0 {
+            scored.clear();
+        } else {
+            scored.select_nth_unstable_by(keep - 1, order);
+            scored.truncate(keep);
+        }
+    }
+    scored.sort_by(order);
+    let top = scored
+        .into_iter()
+        .filter_map(|(pos, score)| {
+            let c = index.commit(pos)?;
+            let anchored = anchors.by_commit.get(&pos).map(|(_, p)| p.as_str());
             let path = anchored
-                .filter(|p| c.paths.iter().any(|c| &c.path == p))
+                .filter(|p| c.paths.iter().any(|c| c.path == *p))
+                .map(str::to_owned)
                 .or_else(|| best_path(c, words));
             Some(Candidate { pos, score, path })
         })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.pos.cmp(&b.pos)));
-    out
+    Ranked { top, total }
 }
 
 /// The changed path of `c` whose name shares the most of the goal's words
@@ -162,4 +194,79 @@ fn best_path(c: &crate::record::CommitRecord, words: &[String]) -> Option<String
         }
     }
     best.map(|(_, p)| p.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Change, ChangedPath, CommitRecord};
+    use crate::store::Snapshot;
+
+    fn commit(n: usize, subject: &str, path: &str) -> CommitRecord {
+        CommitRecord {
+            id: format!("{n:040x}"),
+            author: "a".into(),
+            author_time: 1_000 - n as i64,
+            commit_time: 1_000 - n as i64,
+            subject: subject.into(),
+            body: String::new(),
+            parents: 1,
+            paths: vec![ChangedPath {
+                path: path.into(),
+                from: None,
+                change: Change::Modified,
+            }],
+            withheld: 0,
+            refused: false,
+            boundary: false,
+        }
+    }
+
+    fn index() -> Searchable {
+        let commits = (0..40)
+            .map(|n| {
+                let subject = if n % 3 == 0 {
+                    "parser fix parser"
+                } else {
+                    "parser docs"
+                };
+                commit(n, subject, &format!("src/parser{n}.rs"))
+            })
+            .collect();
+        Searchable::new(Snapshot {
+            head: String::new(),
+            truncated: false,
+            shallow: false,
+            unreadable: 0,
+            commits,
+        })
+    }
+
+    #[test]
+    fn keeping_a_few_keeps_the_best_of_the_full_ranking_and_counts_all() {
+        let index = index();
+        let words = vec!["parser".to_owned(), "fix".to_owned()];
+        let none = AnchorEvidence::default();
+        let all = rank(&index, &words, &none, &|_| true, usize::MAX);
+        let few = rank(&index, &words, &none, &|_| true, 5);
+        assert_eq!(all.total, 40);
+        assert_eq!(few.total, 40, "the commits not kept still count");
+        assert_eq!(few.top.len(), 5);
+        assert_eq!(few.top, all.top[..5].to_vec());
+        // The best are the commits whose subject says "fix", newest first.
+        assert!(few.top.iter().all(|c| c.pos % 3 == 0), "{:?}", few.top);
+        assert_eq!(few.top[0].pos, 0);
+        assert_eq!(few.top[0].path.as_deref(), Some("src/parser0.rs"));
+        assert!(rank(&index, &words, &none, &|_| true, 0).top.is_empty());
+    }
+
+    #[test]
+    fn ineligible_commits_are_neither_kept_nor_counted() {
+        let index = index();
+        let words = vec!["parser".to_owned()];
+        let none = AnchorEvidence::default();
+        let r = rank(&index, &words, &none, &|p| p >= 10, 100);
+        assert_eq!(r.total, 30);
+        assert!(r.top.iter().all(|c| c.pos >= 10));
+    }
 }

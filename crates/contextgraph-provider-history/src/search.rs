@@ -15,46 +15,73 @@ const B: f32 = 0.75;
 /// How much more a word in the subject counts than one in the body or a path.
 const SUBJECT_WEIGHT: u16 = 2;
 
+/// A hash map keyed by strings the index owns, with a fast seeded hasher
+/// (the keys are terms and paths of the repository's own history; the seed
+/// is random per process, so a crafted history cannot pick collisions).
+type Map<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 /// The snapshot with its postings, ready to rank.
 #[derive(Debug)]
 pub struct Searchable {
     /// The records, newest first.
     pub snapshot: Snapshot,
     /// Commit position by full id.
-    by_id: HashMap<String, u32>,
+    by_id: Map<u32>,
     /// Commits (positions, newest first) that changed each path (the new
-    /// path of a rename and its old one both).
-    by_path: HashMap<String, Vec<u32>>,
-    /// Term → (commit, weighted frequency).
-    postings: HashMap<String, Vec<(u32, u16)>>,
+    /// path of a rename and its old one both), by path id.
+    by_path: Vec<Vec<u32>>,
+    /// Path → its id in [`by_path`](Self::by_path).
+    path_ids: Map<u32>,
+    /// Term → its id in [`postings`](Self::postings).
+    term_ids: Map<u32>,
+    /// Per term id: (commit, weighted frequency), commits in order.
+    postings: Vec<Vec<(u32, u16)>>,
     /// Weighted token count per commit.
     lengths: Vec<u32>,
     average_length: f32,
 }
 
+/// The id of `key` in `ids`, adding it (and an empty list in `lists`) when
+/// new. Looks up by `&str` first: a key seen before costs no allocation,
+/// which is what makes opening a large history cheap (most tokens repeat).
+fn intern<T>(ids: &mut Map<u32>, lists: &mut Vec<Vec<T>>, key: &str) -> u32 {
+    if let Some(&id) = ids.get(key) {
+        return id;
+    }
+    let id = lists.len() as u32;
+    ids.insert(key.to_owned(), id);
+    lists.push(Vec::new());
+    id
+}
+
 impl Searchable {
     /// Index `snapshot` in memory (one pass over its records).
     pub fn new(snapshot: Snapshot) -> Searchable {
-        let mut by_id = HashMap::with_capacity(snapshot.commits.len());
-        let mut by_path: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut postings: HashMap<String, Vec<(u32, u16)>> = HashMap::new();
-        let mut lengths = Vec::with_capacity(snapshot.commits.len());
-        let mut counts: HashMap<String, u16> = HashMap::new();
+        let n = snapshot.commits.len();
+        let mut by_id = Map::with_capacity_and_hasher(n, Default::default());
+        let mut path_ids = Map::default();
+        let mut by_path: Vec<Vec<u32>> = Vec::new();
+        let mut term_ids = Map::default();
+        let mut postings: Vec<Vec<(u32, u16)>> = Vec::new();
+        let mut lengths = Vec::with_capacity(n);
+        // This commit's (term id, weight) pairs, merged per term below.
+        let mut counts: Vec<(u32, u16)> = Vec::new();
         for (i, c) in snapshot.commits.iter().enumerate() {
             let i = i as u32;
             by_id.insert(c.id.clone(), i);
             for p in &c.paths {
-                by_path.entry(p.path.clone()).or_default().push(i);
+                let id = intern(&mut path_ids, &mut by_path, &p.path);
+                by_path[id as usize].push(i);
                 if let Some(from) = &p.from {
-                    by_path.entry(from.clone()).or_default().push(i);
+                    let id = intern(&mut path_ids, &mut by_path, from);
+                    by_path[id as usize].push(i);
                 }
             }
             counts.clear();
             let mut len = 0u32;
             let mut add = |text: &str, w: u16, len: &mut u32| {
                 tokens(text, |t| {
-                    let e = counts.entry(t.to_owned()).or_insert(0);
-                    *e = e.saturating_add(w);
+                    counts.push((intern(&mut term_ids, &mut postings, t), w));
                     *len += u32::from(w);
                 });
             };
@@ -63,8 +90,16 @@ impl Searchable {
             for p in &c.paths {
                 add(&p.path, 1, &mut len);
             }
-            for (t, n) in counts.drain() {
-                postings.entry(t).or_default().push((i, n));
+            counts.sort_unstable_by_key(|&(t, _)| t);
+            let mut k = 0;
+            while k < counts.len() {
+                let term = counts[k].0;
+                let mut tf = 0u16;
+                while k < counts.len() && counts[k].0 == term {
+                    tf = tf.saturating_add(counts[k].1);
+                    k += 1;
+                }
+                postings[term as usize].push((i, tf));
             }
             lengths.push(len);
         }
@@ -78,6 +113,8 @@ impl Searchable {
             snapshot,
             by_id,
             by_path,
+            path_ids,
+            term_ids,
             postings,
             lengths,
             average_length,
@@ -96,7 +133,10 @@ impl Searchable {
 
     /// The commits that changed `path`, newest first.
     pub fn touching(&self, path: &str) -> &[u32] {
-        self.by_path.get(path).map_or(&[], Vec::as_slice)
+        self.path_ids
+            .get(path)
+            .and_then(|&id| self.by_path.get(id as usize))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Number of commits indexed.
@@ -109,14 +149,24 @@ impl Searchable {
         self.snapshot.commits.is_empty()
     }
 
-    /// BM25 of every commit matching any of `words`, by position.
-    pub fn bm25(&self, words: &[String]) -> HashMap<u32, f32> {
+    /// BM25 of every commit matching any of `words`: (position, score),
+    /// positions ascending. Summed in a dense array (one slot per commit):
+    /// a common word matches a large share of a big history, and a hash map
+    /// per match would cost more than the scoring.
+    pub fn bm25(&self, words: &[String]) -> Vec<(u32, f32)> {
         let n = self.lengths.len() as f32;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
+        let mut dense: Vec<f32> = Vec::new();
         for w in words {
-            let Some(list) = self.postings.get(w) else {
+            let Some(list) = self
+                .term_ids
+                .get(w.as_str())
+                .and_then(|&id| self.postings.get(id as usize))
+            else {
                 continue;
             };
+            if dense.is_empty() {
+                dense = vec![0.0; self.lengths.len()];
+            }
             let df = list.len() as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(pos, tf) in list {
@@ -124,10 +174,17 @@ impl Searchable {
                 let tf = f32::from(tf);
                 let s =
                     idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average_length));
-                *scores.entry(pos).or_insert(0.0) += s;
+                if let Some(slot) = dense.get_mut(pos as usize) {
+                    *slot += s;
+                }
             }
         }
-        scores
+        dense
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, s)| s > 0.0)
+            .map(|(p, s)| (p as u32, s))
+            .collect()
     }
 
     /// The paths that most often change together with `path`: how many of
