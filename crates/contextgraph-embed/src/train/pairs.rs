@@ -147,9 +147,8 @@ fn region(lines: &[&str], start: usize, skip: (usize, usize), equations: bool) -
             continue;
         }
         let line = lines[k];
-        if line.trim().is_empty() || indent(line) > base {
-            out.push(k);
-        } else if indent(line) == base && name.is_some() && equation_name(line) == name {
+        let same_equation = indent(line) == base && name.is_some() && equation_name(line) == name;
+        if line.trim().is_empty() || indent(line) > base || same_equation {
             out.push(k);
         } else if indent(line) == base {
             match closes_item(line) {
