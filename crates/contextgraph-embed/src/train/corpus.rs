@@ -82,15 +82,24 @@ pub fn is_excluded(package: &str, excluded: &std::collections::BTreeSet<String>)
 }
 
 /// Splits `name-1.2.3` into `("name", "1.2.3")` at the last `-` followed
-/// by a digit.
+/// by a digit whose version part holds a `.`, else at the last `-` followed
+/// by a digit. Why the dot: a Debian source directory is
+/// `NAME-UPSTREAM-REVISION` (`haskell-servant-0.19-1`), and splitting at the
+/// revision would leave `haskell-servant-0.19` as the name, which no
+/// exclusion or deduplication by name would match.
 pub fn split_version(dir: &str) -> (&str, &str) {
-    let cut = dir
+    let cuts: Vec<usize> = dir
         .char_indices()
         .filter(|&(i, c)| c == '-' && dir[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
         .map(|(i, _)| i)
-        .next_back();
+        .collect();
+    let cut = cuts
+        .iter()
+        .rev()
+        .find(|&&i| dir[i + 1..].contains('.'))
+        .or(cuts.last());
     match cut {
-        Some(i) => (&dir[..i], &dir[i + 1..]),
+        Some(&i) => (&dir[..i], &dir[i + 1..]),
         None => (dir, ""),
     }
 }
@@ -158,6 +167,8 @@ pub fn debian_licence(text: &str) -> Option<String> {
             "apache-2" | "apache" => "Apache-2.0".to_string(),
             "bsd-3" => "BSD-3-Clause".to_string(),
             "bsd-2" => "BSD-2-Clause".to_string(),
+            // Cabal's name for the 3-clause licence.
+            "bsd3" => "BSD-3-Clause".to_string(),
             _ => w.to_string(),
         })
         .collect();
@@ -365,6 +376,8 @@ mod tests {
         let got = debian_licence(ruby).expect("a licence");
         assert_eq!(got, "Ruby OR BSD-2-clause");
         assert!(is_permissive(&got), "one permissive alternative is enough");
+        let cabal = "Format: x\n\nFiles: *\nLicense: BSD3\n";
+        assert_eq!(debian_licence(cabal).as_deref(), Some("BSD-3-Clause"));
         let gpl = "Format: x\n\nFiles: *\nLicense: GPL-2+\n";
         assert!(!is_permissive(&debian_licence(gpl).expect("a licence")));
         assert_eq!(
@@ -443,6 +456,21 @@ mod tests {
             ("ruby-rest-client", "2.1.0")
         );
         assert_eq!(split_version("lua5.4"), ("lua5.4", ""));
+        // Debian source trees keep their revision after the upstream version.
+        assert_eq!(
+            split_version("haskell-servant-0.19-1"),
+            ("haskell-servant", "0.19-1")
+        );
+        assert_eq!(
+            split_version("symfony-5.4.53+dfsg-0+deb12u1"),
+            ("symfony", "5.4.53+dfsg-0+deb12u1")
+        );
+        assert_eq!(
+            split_version("lua-cliargs-3.0-2-5"),
+            ("lua-cliargs", "3.0-2-5")
+        );
+        assert_eq!(split_version("utf-8-1.0.0"), ("utf-8", "1.0.0"));
+        assert_eq!(split_version("tool-20230101"), ("tool", "20230101"));
         assert!(version_key("1.10.0") > version_key("1.9.2"));
     }
 }
