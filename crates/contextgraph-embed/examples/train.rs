@@ -14,11 +14,13 @@
 //!
 //! Every directory directly under a `--source` is one package (a crate, an
 //! unpacked sdist or npm tarball) named `NAME-VERSION`. A package is used
-//! only when its manifest declares a permissive licence (see
-//! [`PERMISSIVE`]), so the derived model may be redistributed; packages
-//! named with `--exclude NAME` or listed in `--exclude-file` (one name per
-//! line, `#` comments) are skipped, which is how the retrieval benchmark's
-//! own projects are kept out of training. The run is deterministic: files
+//! only when its manifest (or, for a Debian source package, its
+//! `debian/copyright`) declares a permissive licence (see
+//! `train::corpus::PERMISSIVE`), so the derived model may be redistributed;
+//! packages named with `--exclude NAME` or listed in `--exclude-file` (one
+//! name per line, `#` comments; compared by `train::corpus::project_key`,
+//! so `ruby-rack` is `rack`) are skipped, which is how the retrieval
+//! benchmarks' own projects are kept out of training. The run is deterministic: files
 //! are read in sorted order and the SVD is seeded.
 
 use std::collections::BTreeSet;
@@ -27,38 +29,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use contextgraph_embed::train::corpus::{
+    declared_licence, is_excluded, is_permissive, package_files, project_key, split_version,
+    version_key,
+};
 use contextgraph_embed::train::pairs::{mine_pairs, question_frame, MinedPair, PairKind};
 use contextgraph_embed::train::{train, train_contrastive, ContrastiveConfig, Table, TrainConfig};
 use contextgraph_embed::{ModelSpec, StaticModel, Storage};
-
-/// Licences whose terms allow redistributing a statistical model derived
-/// from the code (SPDX identifiers).
-const PERMISSIVE: &[&str] = &[
-    "MIT",
-    "MIT-0",
-    "Apache-2.0",
-    "BSD-2-Clause",
-    "BSD-3-Clause",
-    "ISC",
-    "Zlib",
-    "Unlicense",
-    "BSL-1.0",
-    "0BSD",
-    "CC0-1.0",
-    "Unicode-3.0",
-    "Unicode-DFS-2016",
-    "Apache-2.0 WITH LLVM-exception",
-    "PSF-2.0",
-];
-
-/// Source files read, by extension: code in the languages the workspace
-/// provider parses, and Markdown for prose about code.
-const EXTENSIONS: &[&str] = &[
-    "rs", "md", "py", "js", "ts", "go", "java", "c", "h", "cc", "cpp", "hpp",
-];
-
-/// Files larger than this are generated tables or bundles, not prose+code.
-const MAX_FILE_BYTES: u64 = 200 * 1024;
 
 struct Args {
     sources: Vec<PathBuf>,
@@ -103,7 +80,7 @@ fn parse_args() -> Result<Args, String> {
         match flag.as_str() {
             "--source" => args.sources.push(PathBuf::from(value()?)),
             "--exclude" => {
-                args.exclude.insert(value()?);
+                args.exclude.insert(project_key(&value()?));
             }
             "--exclude-file" => {
                 let path = value()?;
@@ -111,7 +88,7 @@ fn parse_args() -> Result<Args, String> {
                 for line in text.lines() {
                     let name = line.split('#').next().unwrap_or("").trim();
                     if !name.is_empty() {
-                        args.exclude.insert(name.to_string());
+                        args.exclude.insert(project_key(name));
                     }
                 }
             }
@@ -151,195 +128,6 @@ fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
     value
         .parse()
         .map_err(|_| format!("{flag} needs a number, got {value}"))
-}
-
-/// Splits `name-1.2.3` into `("name", "1.2.3")`.
-fn split_version(dir: &str) -> (&str, &str) {
-    let cut = dir
-        .char_indices()
-        .filter(|&(i, c)| c == '-' && dir[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
-        .map(|(i, _)| i)
-        .next_back();
-    match cut {
-        Some(i) => (&dir[..i], &dir[i + 1..]),
-        None => (dir, ""),
-    }
-}
-
-/// Numeric parts of a version, for ordering `1.10.0` after `1.9.2`.
-fn version_key(version: &str) -> Vec<u64> {
-    version
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse().unwrap_or(0))
-        .collect()
-}
-
-/// The declared licence of a package directory, from `Cargo.toml`,
-/// `package.json` or `PKG-INFO`/`pyproject.toml`.
-fn declared_licence(dir: &Path) -> Option<String> {
-    if let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) {
-        return text.lines().find_map(|l| {
-            let l = l.trim();
-            let rest = l.strip_prefix("license")?.trim_start().strip_prefix('=')?;
-            Some(rest.trim().trim_matches('"').to_string())
-        });
-    }
-    for manifest in ["package.json", "package/package.json"] {
-        if let Ok(text) = std::fs::read_to_string(dir.join(manifest)) {
-            let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-            return value.get("license")?.as_str().map(str::to_string);
-        }
-    }
-    python_metadata(dir).and_then(|text| python_licence(&text))
-}
-
-/// A Python package's core metadata: `PKG-INFO` of an sdist, or
-/// `*.dist-info/METADATA` of an unpacked wheel.
-fn python_metadata(dir: &Path) -> Option<String> {
-    if let Ok(text) = std::fs::read_to_string(dir.join("PKG-INFO")) {
-        return Some(text);
-    }
-    let mut infos: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dist-info"))
-        .collect();
-    infos.sort();
-    std::fs::read_to_string(infos.first()?.join("METADATA")).ok()
-}
-
-/// The licence from Python core metadata: `License-Expression`, else the
-/// trove classifiers, else a short `License` field (long ones are the
-/// licence text itself, which says nothing machine-readable).
-fn python_licence(text: &str) -> Option<String> {
-    let headers = text.split("\n\n").next().unwrap_or(text);
-    if let Some(expr) = headers
-        .lines()
-        .find_map(|l| l.strip_prefix("License-Expression:"))
-    {
-        return Some(expr.trim().to_string());
-    }
-    let classified: Vec<&str> = headers
-        .lines()
-        .filter_map(|l| l.strip_prefix("Classifier: License :: OSI Approved :: "))
-        .map(|c| match c.trim() {
-            "MIT License" => "MIT",
-            "BSD License" => "BSD-3-Clause",
-            "Apache Software License" => "Apache-2.0",
-            "ISC License (ISCL)" => "ISC",
-            "Python Software Foundation License" => "PSF-2.0",
-            other => other,
-        })
-        .collect();
-    if !classified.is_empty() {
-        return Some(classified.join(" OR "));
-    }
-    headers
-        .lines()
-        .find_map(|l| l.strip_prefix("License:"))
-        .map(str::trim)
-        .filter(|v| !v.is_empty() && v.len() < 40)
-        .map(str::to_string)
-}
-
-/// Whether an SPDX expression lets us redistribute a derived model: every
-/// licence of an `AND`, or at least one of an `OR`, is permissive.
-fn is_permissive(expr: &str) -> bool {
-    let normalized = expr.replace(['(', ')'], " ").replace('/', " OR ");
-    let known = |id: &str| {
-        PERMISSIVE.iter().any(|p| p.eq_ignore_ascii_case(id))
-            || matches!(
-                id,
-                "BSD" | "Apache 2.0" | "Apache License 2.0" | "BSD-3" | "new BSD"
-            )
-    };
-    if normalized.contains(" AND ") {
-        return normalized
-            .split(" AND ")
-            .all(|part| part.split(" OR ").any(|id| known(id.trim())));
-    }
-    normalized.split(" OR ").any(|id| known(id.trim()))
-}
-
-/// Directories left out: build output, dependencies, and tests, fixtures,
-/// benches and locale tables, whose literals (`asdf`, `1234`, month names
-/// in forty languages) would teach the model that test data is related to
-/// what it tests.
-fn is_skipped_dir(name: &str) -> bool {
-    matches!(
-        name,
-        "target"
-            | ".git"
-            | "node_modules"
-            | "vendor"
-            | "generated"
-            | "dist-cjs"
-            | "test"
-            | "tests"
-            | "testing"
-            | "testdata"
-            | "test_data"
-            | "__tests__"
-            | "fixtures"
-            | "benches"
-            | "benchmarks"
-            | "locale"
-            | "locales"
-            | "i18n"
-            | "data"
-            | "sample_data"
-            | "datasets"
-    )
-}
-
-/// Test files by their name conventions in the corpus' languages.
-fn is_test_file(name: &str) -> bool {
-    name.starts_with("test_")
-        || name.contains("_test.")
-        || name.contains(".test.")
-        || name.contains(".spec.")
-        || name.contains("_tests.")
-        || name == "tests.rs"
-        || name == "conftest.py"
-}
-
-/// Reads a package's source files in sorted order.
-fn package_files(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().to_string();
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.is_dir() {
-            if is_skipped_dir(&name) {
-                continue;
-            }
-            package_files(&path, out);
-            continue;
-        }
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !EXTENSIONS.contains(&ext)
-            || meta.len() > MAX_FILE_BYTES
-            || name.contains(".min.")
-            || is_test_file(&name)
-        {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let lines = text.lines().count().max(1);
-        if text.len() / lines > 200 {
-            continue; // minified or data, not code
-        }
-        out.push((path, text));
-    }
 }
 
 fn main() -> ExitCode {
@@ -382,7 +170,7 @@ fn main() -> ExitCode {
     });
     packages.dedup_by(|later, first| later.0 == first.0);
     for (name, version, dir) in &packages {
-        if args.exclude.contains(name) {
+        if is_excluded(name, &args.exclude) {
             let _ = writeln!(
                 skipped,
                 "| {name} | {version} | excluded (benchmark project) |"

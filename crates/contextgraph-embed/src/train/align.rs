@@ -10,7 +10,9 @@
 //! needs, from text the corpus already holds.
 //!
 //! Comment lines are recognised by their leading marker (`//`, `/*`, `*`,
-//! `#` followed by a space, Python docstrings); the documented code is the
+//! `#` followed by a space, `--` for Haskell and Lua), by an open block
+//! comment (`/* */`, `{- -}`, `--[[ ]]`, `=begin`/`=end`), or as a
+//! docstring (Python's, Elixir's `@doc`/`@moduledoc`); the documented code is the
 //! next two code lines after the block (attributes and decorators skipped),
 //! or, for a Python docstring, the `def`/`class` line just before it.
 
@@ -30,10 +32,45 @@ pub enum LineKind {
     Code,
 }
 
-/// Classifies lines one by one, tracking whether a Python docstring is open.
+/// Block comments whose inner lines carry no marker: the opener at the
+/// start of a line and the closer that ends the block (C-family `/* */`,
+/// Haskell `{- -}`, Lua `--[[ ]]`, Ruby `=begin`/`=end`).
+const BLOCK_COMMENTS: &[(&str, &str)] = &[
+    ("/*", "*/"),
+    ("{-", "-}"),
+    ("--[[", "]]"),
+    ("--[==[", "]==]"),
+    ("--[=[", "]=]"),
+    ("=begin", "=end"),
+];
+
+/// Comments that are directives to a tool, not prose about code (Ruby's
+/// and Python's magic comments, shellcheck's switches): classified as blank
+/// so they neither join a doc block nor end a file's header.
+const DIRECTIVE_COMMENTS: &[&str] = &[
+    "# frozen_string_literal:",
+    "# -*-",
+    "# encoding:",
+    "# coding:",
+    "# typed:",
+    "# shellcheck ",
+    "# rubocop:",
+    "# vim:",
+    "-- vim:",
+];
+
+/// Elixir's documentation attributes: their string is the doc of the
+/// module, type or function that follows (or, for `@moduledoc`, encloses).
+const ELIXIR_DOC_ATTRIBUTES: &[&str] = &["@moduledoc", "@doc", "@typedoc"];
+
+/// Classifies lines one by one, tracking whether a docstring (Python's
+/// triple-quoted string, an Elixir `@doc """` heredoc) or a marker-less
+/// block comment is open.
 #[derive(Debug, Default)]
 pub struct LineClassifier {
     in_docstring: bool,
+    /// The closer of the open block comment, if one is open.
+    block_end: Option<&'static str>,
 }
 
 impl LineClassifier {
@@ -47,25 +84,63 @@ impl LineClassifier {
             }
             return LineKind::Comment;
         }
+        if let Some(end) = self.block_end {
+            let closed = if end == "=end" {
+                t.starts_with(end)
+            } else {
+                t.contains(end)
+            };
+            if closed {
+                self.block_end = None;
+            }
+            return LineKind::Comment;
+        }
         if t.starts_with("\"\"\"") || t.starts_with("'''") || t.starts_with("r\"\"\"") {
             self.in_docstring = quotes % 2 == 1;
             return LineKind::Comment;
         }
-        if t.is_empty() {
+        if let Some(rest) = ELIXIR_DOC_ATTRIBUTES
+            .iter()
+            .find_map(|a| t.strip_prefix(a).filter(|r| r.starts_with([' ', '('])))
+        {
+            let rest = rest.trim_start_matches([' ', '(']);
+            if rest.starts_with("false") || rest.starts_with("nil") {
+                return LineKind::Annotation;
+            }
+            self.in_docstring = quotes % 2 == 1;
+            return LineKind::Comment;
+        }
+        if t.is_empty() || DIRECTIVE_COMMENTS.iter().any(|d| t.starts_with(d)) {
             return LineKind::Blank;
         }
+        if t.starts_with("#![") || t.starts_with("{-#") {
+            return LineKind::Annotation; // Rust inner attribute, Haskell pragma
+        }
+        if t.starts_with("#!") {
+            return LineKind::Blank; // a shebang
+        }
+        for &(open, close) in BLOCK_COMMENTS {
+            if let Some(rest) = t.strip_prefix(open) {
+                if !rest.contains(close) {
+                    self.block_end = Some(close);
+                }
+                return LineKind::Comment;
+            }
+        }
         if t.starts_with("//")
-            || t.starts_with("/*")
             || t == "*"
             || t.starts_with("* ")
             || t.starts_with("*/")
             || t == "#"
             || t.starts_with("# ")
-            || t.starts_with("#!")
+            || t == "--"
+            || t.starts_with("-- ")
+            || t.starts_with("--|")
+            || t.starts_with("---")
         {
             return LineKind::Comment;
         }
-        if t.starts_with("#[") || t.starts_with('@') {
+        if t.starts_with("#[") || t.starts_with('@') || is_bracket_attribute(t) {
             return LineKind::Annotation;
         }
         if t.starts_with("def ") || t.starts_with("async def ") || t.starts_with("class ") {
@@ -73,6 +148,16 @@ impl LineClassifier {
         }
         LineKind::Code
     }
+}
+
+/// A C# attribute line: `[Fact]`, `[HttpGet("x")]`, `[assembly: X]`: a
+/// bracket, a capital letter or `assembly:`, and the closing bracket last.
+fn is_bracket_attribute(t: &str) -> bool {
+    let Some(inner) = t.strip_prefix('[') else {
+        return false;
+    };
+    (inner.starts_with(|c: char| c.is_ascii_uppercase()) || inner.starts_with("assembly:"))
+        && t.trim_end().ends_with(']')
 }
 
 /// Most comment tokens of one block paired (its last ones: the block's end
@@ -173,6 +258,46 @@ mod tests {
         assert_eq!(
             kinds("class A:\n    \"\"\"One line.\"\"\"\n    x = 1"),
             [PythonDef, Comment, Code]
+        );
+    }
+
+    #[test]
+    fn recognises_the_doc_comments_of_the_newer_languages() {
+        use LineKind::*;
+        // Ruby (YARD), with a magic comment and a shebang that are not prose.
+        assert_eq!(
+            kinds("#!/usr/bin/env ruby\n# frozen_string_literal: true\n# Parses a header.\ndef parse(h)\n=begin\nold notes\n=end"),
+            [Blank, Blank, Comment, PythonDef, Comment, Comment, Comment]
+        );
+        // Haddock, a Haskell block comment and a pragma.
+        assert_eq!(
+            kinds("{-# LANGUAGE GADTs #-}\n-- | Decodes a value.\ndecode :: Text -> a\n{-| A block\nwithout markers\n-}\nx = 1"),
+            [Annotation, Comment, Code, Comment, Comment, Comment, Code]
+        );
+        // LuaDoc and a Lua long comment.
+        assert_eq!(
+            kinds("--- Opens a picker.\n-- @param opts table\nfunction M.open(opts)\n--[[\nnotes\n]]\nend"),
+            [Comment, Comment, Code, Comment, Comment, Comment, Code]
+        );
+        // Elixir docs: a heredoc, a one-line doc, a hidden function.
+        assert_eq!(
+            kinds("  @moduledoc \"\"\"\n  Routes requests.\n  \"\"\"\n  @doc \"Matches a path.\"\n  @spec m(t) :: t\n  def m(p) do\n  @doc false\n  def n, do: 1"),
+            [Comment, Comment, Comment, Comment, Annotation, PythonDef, Annotation, PythonDef]
+        );
+        // C# XML docs and attributes, Zig and Swift doc comments.
+        assert_eq!(
+            kinds("/// <summary>Serializes.</summary>\n[Obsolete(\"x\")]\npublic void Write() {\n//! Zig module doc\n[1, 2]"),
+            [Comment, Annotation, Code, Comment, Code]
+        );
+        // A C block comment whose inner lines carry no `*`.
+        assert_eq!(
+            kinds("/*\n  Allocates a pool.\n*/\nint x;"),
+            [Comment, Comment, Comment, Code]
+        );
+        // Rust's inner attribute is an attribute, not a comment.
+        assert_eq!(
+            kinds("#![warn(missing_docs)]\n//! Docs."),
+            [Annotation, Comment]
         );
     }
 

@@ -37,6 +37,7 @@
 pub mod align;
 mod contrastive;
 mod cooccur;
+pub mod corpus;
 mod linalg;
 pub mod pairs;
 mod pipeline;

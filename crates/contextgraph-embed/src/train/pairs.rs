@@ -73,7 +73,9 @@ fn is_licence(block: &[&str]) -> bool {
 }
 
 /// Whether a code line may precede a file's doc block without ending the
-/// header: package, import and directive lines.
+/// header: package, namespace, module, import and directive lines (PHP's
+/// `<?php`, C#'s `using`, Haskell's `module … where` and pragmas, Ruby's
+/// `require`, a shell script's `set -e`).
 fn is_preamble(line: &str) -> bool {
     let t = line.trim_start();
     [
@@ -88,6 +90,17 @@ fn is_preamble(line: &str) -> bool {
         "#![",
         "extern crate",
         "#!",
+        "<?php",
+        "namespace ",
+        "using ",
+        "declare(",
+        "module ",
+        "{-#",
+        "require ",
+        "require_relative ",
+        "require(",
+        "set -",
+        "source ",
     ]
     .iter()
     .any(|p| t.starts_with(p))
@@ -99,12 +112,16 @@ fn indent(line: &str) -> usize {
 
 /// A code region ends at a line of the item's indentation; a closing
 /// bracket there belongs to the item (and ends it unless it is a
-/// signature's `)` continuing to the body).
+/// signature's `)` continuing to the body, or the body's opening `{` on a
+/// line of its own, as C# and PHP put it).
 fn closes_item(line: &str) -> Option<bool> {
     let t = line.trim_start();
     if t.starts_with('}') || t.starts_with("end") {
         Some(true)
-    } else if t.starts_with(')') || t.starts_with(']') {
+    } else if t.starts_with(')')
+        || t.starts_with(']')
+        || (t.starts_with('{') && !t.starts_with("{-"))
+    {
         Some(false)
     } else {
         None
@@ -115,9 +132,13 @@ fn closes_item(line: &str) -> Option<bool> {
 /// the lines below it that are blank or indented deeper, up to and with a
 /// closing bracket at `start`'s indentation; at most [`MAX_REGION_LINES`]
 /// lines, trailing blank lines dropped. `skip` is a range of lines left out
-/// (a docstring inside the region).
-fn region(lines: &[&str], start: usize, skip: (usize, usize)) -> Vec<usize> {
+/// (a docstring inside the region). With `equations` (Haskell), lines at
+/// `start`'s indentation that define the same name (`decode :: …` then
+/// `decode x = …`) belong to the item too: a function is its signature and
+/// its equations, all at the same indentation.
+fn region(lines: &[&str], start: usize, skip: (usize, usize), equations: bool) -> Vec<usize> {
     let base = indent(lines[start]);
+    let name = equations.then(|| equation_name(lines[start])).flatten();
     let mut out = vec![start];
     let mut k = start + 1;
     while k < lines.len() && out.len() < MAX_REGION_LINES {
@@ -126,7 +147,8 @@ fn region(lines: &[&str], start: usize, skip: (usize, usize)) -> Vec<usize> {
             continue;
         }
         let line = lines[k];
-        if line.trim().is_empty() || indent(line) > base {
+        let same_equation = indent(line) == base && name.is_some() && equation_name(line) == name;
+        if line.trim().is_empty() || indent(line) > base || same_equation {
             out.push(k);
         } else if indent(line) == base {
             match closes_item(line) {
@@ -146,6 +168,111 @@ fn region(lines: &[&str], start: usize, skip: (usize, usize)) -> Vec<usize> {
     while out.len() > 1 && out.last().is_some_and(|&i| lines[i].trim().is_empty()) {
         out.pop();
     }
+    out
+}
+
+/// The name a Haskell line defines or declares (`decode` of
+/// `decode :: Text -> a` and of `decode t = …`), `None` for a keyword
+/// line (`data`, `instance`, …) or one that starts with no lowercase name.
+fn equation_name(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\''))
+        .unwrap_or(t.len());
+    let name = &t[..end];
+    let keyword = matches!(
+        name,
+        "data"
+            | "newtype"
+            | "type"
+            | "instance"
+            | "class"
+            | "import"
+            | "module"
+            | "where"
+            | "deriving"
+            | "let"
+            | "in"
+            | "if"
+            | "then"
+            | "else"
+            | "case"
+            | "of"
+            | "do"
+    );
+    (!keyword && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')).then_some(name)
+}
+
+/// XML documentation tags of C# (and of some PHP and Kotlin docs) whose
+/// names are markup, not prose: `<summary>`, `<param name="x">`, `<see
+/// cref="Foo"/>`. [`clean_query`] drops them and keeps their attribute
+/// values (the `x` and `Foo` name code).
+const DOC_TAGS: &[&str] = &[
+    "summary",
+    "remarks",
+    "returns",
+    "param",
+    "typeparam",
+    "paramref",
+    "typeparamref",
+    "see",
+    "seealso",
+    "c",
+    "code",
+    "para",
+    "exception",
+    "value",
+    "example",
+    "inheritdoc",
+    "list",
+    "item",
+    "description",
+    "term",
+    "br",
+    "p",
+    "b",
+    "i",
+    "em",
+    "strong",
+    "ul",
+    "ol",
+    "li",
+    "pre",
+    "tt",
+];
+
+/// A doc block's text without XML documentation tags (see [`DOC_TAGS`]):
+/// each tag is replaced by its quoted attribute values.
+pub fn clean_query(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let tag = &rest[open + 1..];
+        let name_start = tag.strip_prefix('/').unwrap_or(tag);
+        let name_len = name_start
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(name_start.len());
+        let name = &name_start[..name_len];
+        let close = tag.find('>');
+        match close {
+            Some(close) if DOC_TAGS.iter().any(|t| t.eq_ignore_ascii_case(name)) => {
+                for (i, value) in tag[..close].split('"').enumerate() {
+                    if i % 2 == 1 {
+                        out.push(' ');
+                        out.push_str(value);
+                    }
+                }
+                out.push(' ');
+                rest = &tag[close + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = tag;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -232,6 +359,7 @@ fn join(path: &str, lines: &[&str], rows: impl Iterator<Item = usize>) -> String
 /// in line order: the file pairs first, then the item pairs.
 pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
     let lines: Vec<&str> = text.lines().collect();
+    let equations = path.ends_with(".hs");
     let mut classifier = LineClassifier::default();
     let kinds: Vec<LineKind> = lines.iter().map(|l| classifier.classify(l)).collect();
     // Comment blocks: maximal runs of comment lines.
@@ -271,7 +399,7 @@ pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
     };
     let inner_doc = |s: usize| {
         let t = lines[s].trim_start();
-        t.starts_with("//!") || t.starts_with("/*!")
+        t.starts_with("//!") || t.starts_with("/*!") || t.starts_with("@moduledoc")
     };
     let file_doc = blocks.iter().copied().find(|&(s, e)| {
         (s < header_end || inner_doc(s))
@@ -279,7 +407,7 @@ pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
             && (inner_doc(s) || !documents_item(e))
     });
     if let Some((s, e)) = file_doc {
-        let query = lines[s..e].join("\n");
+        let query = clean_query(&lines[s..e].join("\n"));
         let rest: Vec<usize> = (0..lines.len()).filter(|k| !(s..e).contains(k)).collect();
         for chunk in rest.chunks(CHUNK_LINES).take(MAX_FILE_CHUNKS) {
             if chunk.iter().any(|&k| kinds[k] == LineKind::Code) {
@@ -296,7 +424,7 @@ pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
             continue;
         }
         let rows = if s > 0 && kinds[s - 1] == LineKind::PythonDef {
-            region(&lines, s - 1, (s, e))
+            region(&lines, s - 1, (s, e), equations)
         } else {
             let mut j = e;
             while j < lines.len() && kinds[j] == LineKind::Annotation {
@@ -306,7 +434,7 @@ pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
                 continue;
             }
             let mut rows: Vec<usize> = (e..j).collect();
-            rows.extend(region(&lines, j, (0, 0)));
+            rows.extend(region(&lines, j, (0, 0), equations));
             rows
         };
         if rows.len() < MIN_ITEM_LINES {
@@ -314,7 +442,7 @@ pub fn mine_pairs(path: &str, text: &str, out: &mut Vec<MinedPair>) {
         }
         out.push(MinedPair {
             kind: PairKind::Item,
-            query: lines[s..e].join("\n"),
+            query: clean_query(&lines[s..e].join("\n")),
             doc: join(path, &lines, rows.into_iter()),
         });
     }
@@ -455,6 +583,159 @@ x = 1
         assert!(
             pair.to_tokens(lookup, 3, 10, 5).is_none(),
             "too few query tokens"
+        );
+    }
+
+    /// The one item pair of `text`, as (query, doc).
+    fn item(path: &str, text: &str) -> (String, String) {
+        let pairs: Vec<MinedPair> = mine(path, text)
+            .into_iter()
+            .filter(|p| p.kind == PairKind::Item)
+            .collect();
+        assert_eq!(pairs.len(), 1, "{path}: {pairs:?}");
+        (pairs[0].query.clone(), pairs[0].doc.clone())
+    }
+
+    #[test]
+    fn ruby_yard_comments_pair_with_the_method_up_to_its_end() {
+        let text = "# frozen_string_literal: true\n\nmodule Http\n  # Sends the request again after a redirect.\n  # @param limit [Integer]\n  def follow(limit)\n    get(location)\n  end\n\n  def other\n  end\nend\n";
+        let (query, doc) = item("lib/http.rb", text);
+        assert!(query.starts_with("  # Sends the request again"), "{query}");
+        assert_eq!(
+            doc,
+            "lib/http.rb\n  def follow(limit)\n    get(location)\n  end"
+        );
+    }
+
+    #[test]
+    fn a_phpdoc_file_header_after_the_php_tag_and_namespace_is_the_file_doc() {
+        let mut text = String::from("<?php\nnamespace App\\Cache;\n\n/**\n * Caches rendered templates on disk.\n */\n\nuse Foo\\Bar;\n\nfinal class Store\n{\n    /**\n     * Reads one entry.\n     */\n    public function read(string $key): string\n    {\n        return $this->disk->get($key);\n    }\n}\n");
+        text.push_str("// end\n");
+        let pairs = mine("src/Cache/Store.php", &text);
+        let file: Vec<&MinedPair> = pairs.iter().filter(|p| p.kind == PairKind::File).collect();
+        assert_eq!(file.len(), 1, "{pairs:?}");
+        assert!(file[0].query.contains("Caches rendered templates"));
+        let items: Vec<&MinedPair> = pairs.iter().filter(|p| p.kind == PairKind::Item).collect();
+        assert_eq!(items.len(), 1, "{pairs:?}");
+        assert!(items[0].query.contains("Reads one entry"));
+        assert!(
+            items[0]
+                .doc
+                .ends_with("return $this->disk->get($key);\n    }"),
+            "{}",
+            items[0].doc
+        );
+    }
+
+    #[test]
+    fn csharp_xml_doc_tags_are_dropped_from_the_query_and_attributes_skipped() {
+        let text = "using System;\n\nnamespace Json\n{\n    /// <summary>Writes a value as <c>JSON</c>.</summary>\n    /// <param name=\"writer\">The target.</param>\n    [Obsolete(\"use Write2\")]\n    public void Write(Writer writer)\n    {\n        writer.Flush();\n    }\n}\n";
+        let (query, doc) = item("src/Json/Writer.cs", text);
+        assert!(
+            !query.contains("summary") && !query.contains("param"),
+            "{query}"
+        );
+        assert!(
+            query.contains("Writes a value as  JSON") && query.contains("writer"),
+            "{query}"
+        );
+        assert!(
+            doc.contains("[Obsolete") && doc.contains("writer.Flush();"),
+            "{doc}"
+        );
+    }
+
+    #[test]
+    fn kdoc_scaladoc_and_swift_doc_comments_pair_with_their_declarations() {
+        let kotlin = "package io.ktor\n\n/**\n * Retries a failed call.\n */\n@JvmStatic\nfun retry(times: Int) {\n    call()\n}\n";
+        let (query, doc) = item("src/Retry.kt", kotlin);
+        assert!(query.contains("Retries a failed call"));
+        assert!(doc.contains("fun retry(times: Int) {") && doc.ends_with("}"));
+        let scala = "package cats\n\nobject Show {\n  /** Renders a value as text.\n    */\n  def show[A](a: A): String =\n    val s = a.toString\n    s\n}\n";
+        let (query, doc) = item("core/Show.scala", scala);
+        assert!(query.contains("Renders a value"));
+        assert!(
+            doc.contains("def show[A]") && doc.contains("a.toString"),
+            "{doc}"
+        );
+        let swift = "import Foundation\n\n/// Validates the response status.\n@discardableResult\npublic func validate() -> Self {\n    return self\n}\n";
+        let (query, doc) = item("Source/Validation.swift", swift);
+        assert_eq!(query, "/// Validates the response status.");
+        assert!(doc.contains("public func validate()"));
+    }
+
+    #[test]
+    fn elixir_moduledoc_is_the_file_doc_and_doc_pairs_with_the_function() {
+        let text = "defmodule Plug.Router do\n  @moduledoc \"\"\"\n  A DSL to define a routing algorithm.\n  \"\"\"\n\n  @doc \"\"\"\n  Matches a path against the routes.\n  \"\"\"\n  @spec match(t) :: t\n  def match(conn) do\n    conn\n  end\nend\n";
+        let pairs = mine("lib/plug/router.ex", text);
+        let file: Vec<&MinedPair> = pairs.iter().filter(|p| p.kind == PairKind::File).collect();
+        assert_eq!(file.len(), 1, "{pairs:?}");
+        assert!(file[0].query.contains("routing algorithm"));
+        let (query, doc) = item("lib/plug/router.ex", text);
+        assert!(query.contains("Matches a path"), "{query}");
+        assert_eq!(
+            doc,
+            "lib/plug/router.ex\n  @spec match(t) :: t\n  def match(conn) do\n    conn\n  end"
+        );
+    }
+
+    #[test]
+    fn haddock_pairs_with_the_signature_and_its_equations() {
+        let text = "{-# LANGUAGE OverloadedStrings #-}\n-- | JSON decoding.\nmodule Data.Json (decode) where\n\nimport Data.Text\n\n-- | Decodes a value, or fails.\ndecode :: Text -> Maybe a\ndecode \"\" = Nothing\ndecode t = parse t\n\nother :: Int\nother = 1\n";
+        let pairs = mine("src/Data/Json.hs", text);
+        let file: Vec<&MinedPair> = pairs.iter().filter(|p| p.kind == PairKind::File).collect();
+        assert_eq!(file.len(), 1, "{pairs:?}");
+        assert_eq!(file[0].query, "-- | JSON decoding.");
+        let (query, doc) = item("src/Data/Json.hs", text);
+        assert_eq!(query, "-- | Decodes a value, or fails.");
+        assert_eq!(doc, "src/Data/Json.hs\ndecode :: Text -> Maybe a\ndecode \"\" = Nothing\ndecode t = parse t");
+    }
+
+    #[test]
+    fn luadoc_pairs_with_the_function_up_to_its_end() {
+        let text = "local M = {}\n\n--- Opens the picker.\n-- @param opts table\nfunction M.open(opts)\n  local p = new(opts)\n  return p\nend\n\nreturn M\n";
+        let (query, doc) = item("lua/picker.lua", text);
+        assert!(query.starts_with("--- Opens the picker."));
+        assert_eq!(
+            doc,
+            "lua/picker.lua\nfunction M.open(opts)\n  local p = new(opts)\n  return p\nend"
+        );
+    }
+
+    #[test]
+    fn zig_container_docs_are_file_docs_and_doc_comments_pair_with_the_fn() {
+        let text = "//! Command line argument parsing.\nconst std = @import(\"std\");\n\n/// Parses the arguments.\npub fn parse(args: []const u8) !void {\n    _ = args;\n}\n";
+        let pairs = mine("src/clap.zig", text);
+        assert!(pairs
+            .iter()
+            .any(|p| p.kind == PairKind::File && p.query.contains("argument parsing")));
+        let (query, doc) = item("src/clap.zig", text);
+        assert_eq!(query, "/// Parses the arguments.");
+        assert!(doc.contains("pub fn parse"));
+    }
+
+    #[test]
+    fn a_shell_header_after_the_shebang_is_the_file_doc_not_the_shebang() {
+        let mut text = String::from("#!/usr/bin/env bash\n# Installs a node version and switches to it.\n# Usage: n VERSION\n\nset -euo pipefail\n\n");
+        text.push_str("# Prints the active version.\nactive() {\n  node --version\n}\n");
+        let pairs = mine("bin/n", &text);
+        let file: Vec<&MinedPair> = pairs.iter().filter(|p| p.kind == PairKind::File).collect();
+        assert_eq!(file.len(), 1, "{pairs:?}");
+        assert!(
+            file[0].query.starts_with("# Installs a node version"),
+            "{}",
+            file[0].query
+        );
+        let (query, doc) = item("bin/n", &text);
+        assert_eq!(query, "# Prints the active version.");
+        assert_eq!(doc, "bin/n\nactive() {\n  node --version\n}");
+    }
+
+    #[test]
+    fn clean_query_keeps_text_and_attribute_values_and_other_angle_brackets() {
+        assert_eq!(
+            super::clean_query("/// <see cref=\"Reader\"/> for a <b>list</b>; a < b and Vec<T>"),
+            "///  Reader  for a  list ; a < b and Vec<T>"
         );
     }
 
