@@ -51,7 +51,7 @@ use contextgraph_search::{
 use contextgraph_types::Timestamp;
 
 #[path = "support/corpus.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod corpus;
 #[path = "support/timeline.rs"]
 mod timeline;

@@ -472,8 +472,8 @@ impl Workspace {
         Ok(report)
     }
 
-    /// Threads for reading and stat'ing files.
-    fn threads(&self) -> usize {
+    /// Threads for reading and stat'ing files, and for embedding chunks.
+    pub(crate) fn threads(&self) -> usize {
         match self.shared.options.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
