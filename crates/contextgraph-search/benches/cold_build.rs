@@ -102,8 +102,7 @@ fn floor_child(tree: &Path) {
                     let Some(grammar) = Language::detect(&file.rel_path).grammar() else {
                         continue;
                     };
-                    if parser.set_language(&grammar).is_ok() && parser.parse(text, None).is_some()
-                    {
+                    if parser.set_language(&grammar).is_ok() && parser.parse(text, None).is_some() {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -201,7 +200,9 @@ fn run(exe: &Path, child: &str, tree: &Path, cache: &Path) -> Option<(f64, f64, 
     }
 }
 
-/// Every file under `dir` (relative path, bytes), in path order.
+/// Every file under `dir` (relative path, bytes), in path order, but the
+/// saved tree (`tree.bin`): its stamps hold the time of the scan, not the
+/// fixed clock, and it is freshness metadata, not the index.
 fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -213,6 +214,8 @@ fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "tree.bin") {
+                continue;
             } else if let Ok(bytes) = std::fs::read(&p) {
                 let rel = p.strip_prefix(dir).unwrap_or(&p).to_path_buf();
                 out.push((rel, bytes));
@@ -364,11 +367,18 @@ fn main() {
         }
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let work = args.work.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    let work = args
+        .work
+        .clone()
+        .unwrap_or_else(|| tmp.path().to_path_buf());
     let exe = std::env::current_exe().expect("exe");
     for tree in &args.trees {
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-        println!("== {} (load average at start: {})", tree.display(), load.trim());
+        println!(
+            "== {} (load average at start: {})",
+            tree.display(),
+            load.trim()
+        );
         let mut variants: Vec<(&str, PathBuf, &str)> = vec![
             ("floor", exe.clone(), "floor"),
             ("this build", exe.clone(), "build"),

@@ -43,7 +43,7 @@ pub use crate::semantic_workspace::{SemanticError, SemanticPrepare, SEMANTIC_SER
 /// uniformly distributed, so running SipHash over all 32 (the default) only
 /// costs time on every lookup.
 #[derive(Debug, Default, Clone, Copy)]
-struct DigestHasher(u64);
+pub(crate) struct DigestHasher(u64);
 
 impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
@@ -61,7 +61,7 @@ impl Hasher for DigestHasher {
     fn write_usize(&mut self, _len: usize) {}
 }
 
-type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
+pub(crate) type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
 
 /// Share of a chunk's semantic score that comes from its whole file when the
 /// goal is a question (`RerankSignals::semantic_files`): the cosine of the
@@ -130,6 +130,10 @@ pub struct SemanticIndex {
     /// The snapshot whose aligned vectors file holds these rows (read from
     /// it, or written for it): it need not be written again.
     pub(crate) saved_for: Option<[u8; 32]>,
+    /// The rows were laid out by a cold build's workers
+    /// (`semantic_cold.rs`), not by [`SemanticIndex::update`]: which of
+    /// the two paths ran, for the tests that hold them to the same bytes.
+    pub(crate) by_workers: bool,
 }
 
 /// What an [`SemanticIndex::update`] did.
@@ -170,6 +174,7 @@ impl SemanticIndex {
             dead_rows: 0,
             carried: Vec::new(),
             saved_for: None,
+            by_workers: false,
         }
     }
 
@@ -204,6 +209,18 @@ impl SemanticIndex {
             out.carried.push(Carried::Keyed(Arc::new(tail)));
         }
         out
+    }
+
+    /// This (empty) index holding `rows`, numbered by `layout`, of which
+    /// `live_rows` have a vector: the rows a cold build laid out
+    /// (`semantic_cold.rs`).
+    pub(crate) fn with_rows(mut self, rows: Rows, layout: u64, live_rows: usize) -> Self {
+        self.rows = rows;
+        self.layout = Some(layout);
+        self.live_rows = live_rows;
+        self.dead_rows = 0;
+        self.by_workers = true;
+        self
     }
 
     /// The vector length.
@@ -324,7 +341,7 @@ impl SemanticIndex {
         let threads = workspace.threads();
         let mut ahead = Ahead::default();
         for slot in start..capacity {
-            if (slot - start) % EMBED_WINDOW == 0 {
+            if (slot - start).is_multiple_of(EMBED_WINDOW) {
                 let end = (slot + EMBED_WINDOW).min(capacity);
                 let known = known.get_or_insert_with(|| self.known_by_content(index, start));
                 ahead = embed_ahead(workspace.root(), index, model, known, slot..end, threads);
@@ -370,7 +387,8 @@ impl SemanticIndex {
                 Some(scale) => scale,
                 None => {
                     if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
-                        current = Some((rel_path.to_string(), read_text(workspace.root(), rel_path)));
+                        current =
+                            Some((rel_path.to_string(), read_text(workspace.root(), rel_path)));
                     }
                     embed_chunk(
                         model,
@@ -582,7 +600,9 @@ impl Ahead {
             return None;
         }
         let dim = components.len();
-        let q = self.components.get(self.next * dim..(self.next + 1) * dim)?;
+        let q = self
+            .components
+            .get(self.next * dim..(self.next + 1) * dim)?;
         components.copy_from_slice(q);
         self.next += 1;
         Some(scale)
@@ -686,12 +706,33 @@ fn embed_chunk(
     let Some(region) = region.filter(|r| sha256(r.as_bytes()) == chunk.digest) else {
         return 0.0;
     };
+    embed_region(
+        model,
+        rel_path,
+        &chunk.title,
+        region,
+        (text, buffer, components),
+    )
+}
+
+/// Embeds a chunk from its path, title and region into `components`;
+/// returns its scale, 0 when it gets no vector (no known token). The one
+/// place a chunk's text for the model is made: the pass after a build
+/// ([`embed_chunk`]) and the cold build's workers (`semantic_cold.rs`)
+/// give a chunk the same vector.
+pub(crate) fn embed_region(
+    model: &StaticModel,
+    rel_path: &str,
+    title: &str,
+    region: &str,
+    (text, buffer, components): (&mut String, &mut [f32], &mut [u8]),
+) -> f32 {
     // The path and title carry words the body may lack (`retry.rs`,
     // `impl Backoff`).
     text.clear();
     text.push_str(rel_path);
     text.push('\n');
-    text.push_str(&chunk.title);
+    text.push_str(title);
     text.push('\n');
     text.push_str(region);
     if !model.encode_into(text, buffer) {

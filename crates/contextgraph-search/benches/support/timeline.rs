@@ -5,7 +5,8 @@
 //! caller. Per phase it reports wall time, CPU time, how many threads
 //! were runnable on average (running, or ready but waiting for a core
 //! another process held), each busy thread's share, and the longest
-//! stretch in which fewer threads were runnable than there are cores.
+//! stretch in which fewer threads were runnable than there are cores, and
+//! the most resident memory (`VmRSS`) sampled in it.
 //!
 //! Runnable rather than running: on a machine shared with other work a
 //! thread that is ready but preempted is not an idle core of this build;
@@ -24,6 +25,8 @@ struct Sample {
     at: Duration,
     phase: &'static str,
     threads: BTreeMap<u32, (u64, u64)>,
+    /// Resident memory at the sample, KiB (`VmRSS`).
+    rss_kib: u64,
 }
 
 /// A running sampler; [`Timeline::finish`] stops it and reports.
@@ -40,7 +43,11 @@ fn read_threads(skip: Option<u32>) -> BTreeMap<u32, (u64, u64)> {
         return out;
     };
     for entry in dir.flatten() {
-        let Some(tid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(tid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
         if Some(tid) == skip {
@@ -49,12 +56,26 @@ fn read_threads(skip: Option<u32>) -> BTreeMap<u32, (u64, u64)> {
         let Ok(text) = std::fs::read_to_string(entry.path().join("schedstat")) else {
             continue;
         };
-        let mut it = text.split_whitespace().filter_map(|x| x.parse::<u64>().ok());
+        let mut it = text
+            .split_whitespace()
+            .filter_map(|x| x.parse::<u64>().ok());
         if let (Some(run), Some(wait)) = (it.next(), it.next()) {
             out.insert(tid, (run, wait));
         }
     }
     out
+}
+
+/// This process's resident memory now, KiB (0 when unknown).
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// This thread's id (`/proc/thread-self` names it).
@@ -82,6 +103,7 @@ impl Timeline {
                     at: t0.elapsed(),
                     phase: phase(),
                     threads: read_threads(me),
+                    rss_kib: rss_kib(),
                 });
                 if done {
                     return samples;
@@ -119,6 +141,7 @@ fn report(samples: &[Sample], cores: usize) -> Vec<String> {
         per_thread: BTreeMap<u32, u64>,
         longest_short: Duration,
         current_short: Duration,
+        rss_kib: u64,
     }
     let mut phases: Vec<Phase> = Vec::new();
     // The last value seen of every thread, alive or gone (a thread that
@@ -153,10 +176,12 @@ fn report(samples: &[Sample], cores: usize) -> Vec<String> {
                 per_thread: BTreeMap::new(),
                 longest_short: Duration::ZERO,
                 current_short: Duration::ZERO,
+                rss_kib: 0,
             });
         }
         let Some(p) = phases.last_mut() else { continue };
         p.wall += dt;
+        p.rss_kib = p.rss_kib.max(b.rss_kib);
         p.run += run;
         p.runnable += run + wait;
         for (tid, dr) in per {
@@ -175,8 +200,8 @@ fn report(samples: &[Sample], cores: usize) -> Vec<String> {
     let total_wall: Duration = phases.iter().map(|p| p.wall).sum();
     let total_run: u64 = phases.iter().map(|p| p.run).sum();
     let mut lines = vec![format!(
-        "PHASE {:<14} {:>8} {:>8} {:>9} {:>15}  busy threads (ms run, share of the phase)",
-        "phase", "wall ms", "CPU ms", "runnable", "longest <cores"
+        "PHASE {:<14} {:>8} {:>8} {:>9} {:>15} {:>8}  busy threads (ms run, share of the phase)",
+        "phase", "wall ms", "CPU ms", "runnable", "longest <cores", "RSS MiB"
     )];
     for p in &phases {
         let wall_ns = p.wall.as_nanos().max(1) as f64;
@@ -190,15 +215,22 @@ fn report(samples: &[Sample], cores: usize) -> Vec<String> {
         let shown: Vec<String> = busy
             .iter()
             .take(6)
-            .map(|(_, r)| format!("{:.0} ({:.0}%)", *r as f64 / 1e6, *r as f64 / wall_ns * 100.0))
+            .map(|(_, r)| {
+                format!(
+                    "{:.0} ({:.0}%)",
+                    *r as f64 / 1e6,
+                    *r as f64 / wall_ns * 100.0
+                )
+            })
             .collect();
         lines.push(format!(
-            "PHASE {:<14} {:>8.0} {:>8.0} {:>9.2} {:>12.0} ms  {} thread(s): {}",
+            "PHASE {:<14} {:>8.0} {:>8.0} {:>9.2} {:>12.0} ms {:>8.0}  {} thread(s): {}",
             p.name,
             p.wall.as_secs_f64() * 1000.0,
             p.run as f64 / 1e6,
             p.runnable as f64 / wall_ns,
             p.longest_short.as_secs_f64() * 1000.0,
+            p.rss_kib as f64 / 1024.0,
             busy.len(),
             shown.join(", ")
         ));
