@@ -14,9 +14,11 @@ use crate::index::{build_chunk_records, sha256, FileRecord, Index};
 use crate::lang::Language;
 use crate::progress::Progress;
 use crate::scan::{full_scan, quick_scan};
+use crate::semantic_cold::{embed_file, ColdVectors, FileVectors};
 use crate::store::JournalEntry;
 use crate::walk::{content_gate, SkipReason, WalkOptions, WalkedFile};
 use crate::workspace::{IndexError, Workspace};
+use contextgraph_embed::StaticModel;
 
 /// What a refresh did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -308,9 +310,25 @@ impl Workspace {
         let mut staging: Option<Index> = (self.read_index().heads().next().is_none()
             && (snapshot || shared.store.is_none()))
         .then(Index::default);
+        // A cold build's workers embed each file's chunks as they chunk
+        // it, and the vectors are laid out by slot as the records go into
+        // the staging index (see `semantic_cold.rs`): no pass over the
+        // files after the build, no core idle at its end.
+        let embed: Option<&'static StaticModel> = staging
+            .as_ref()
+            .filter(|_| {
+                shared.options.semantic
+                    && shared
+                        .semantic
+                        .lock()
+                        .is_ok_and(|semantic| semantic.is_none())
+            })
+            .and_then(|_| contextgraph_embed::builtin().ok());
+        let mut cold = embed.map(ColdVectors::new);
+        let staging_layout = staging.as_ref().map(Index::layout_id);
         let mut upserts: Vec<FileRecord> = Vec::new();
         let mut touches: Vec<JournalEntry> = Vec::new();
-        let take = |i: usize, outcome: Option<Option<FileRecord>>| {
+        let take = |i: usize, outcome: Option<Option<Indexed>>| {
             let (file, previous) = &work[i];
             let Some(outcome) = outcome else {
                 // Not reached: judged again by the next check.
@@ -331,8 +349,8 @@ impl Workspace {
                 }
                 return;
             };
-            report.bytes_read += outcome.as_ref().map_or(0, |o| o.size);
-            let Some(record) = outcome else {
+            report.bytes_read += outcome.as_ref().map_or(0, |(o, _)| o.size);
+            let Some((record, vectors)) = outcome else {
                 // Vanished between walk and read: treat as removed.
                 if let Some(tree) = tree_slot.as_mut() {
                     tree.files.remove(&file.rel_path);
@@ -382,11 +400,23 @@ impl Workspace {
                 ));
             }
             match staging.as_mut() {
-                Some(staging) => staging.upsert(record),
+                Some(staging) => {
+                    if let Some(cold) = cold.as_mut() {
+                        cold.push_file(&record.chunks, vectors.as_ref());
+                    }
+                    staging.upsert(record)
+                }
                 None => upserts.push(record),
             }
         };
-        self.process_all(&work, verify_from.min(work.len()), now, deadline, take);
+        self.process_all(
+            &work,
+            verify_from.min(work.len()),
+            now,
+            deadline,
+            embed,
+            take,
+        );
         report.removed = removed.len();
         report.pending.sort();
         let journal_upserts: Vec<FileRecord> = if snapshot || shared.store.is_none() {
@@ -419,6 +449,22 @@ impl Workspace {
             }
             index.compact_if_sparse();
         }
+        if let (Some(cold), Some(layout)) = (cold, staging_layout) {
+            // Used only when the index is the one the rows were laid out
+            // for, and within the semantic signal's limit.
+            let semantic = {
+                let index = self.read_index();
+                (index.chunk_count() <= shared.options.semantic_max_chunks)
+                    .then(|| cold.finish(&index, layout))
+                    .flatten()
+            };
+            if let Some(semantic) = semantic {
+                let mut slot = shared.semantic.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.is_none() {
+                    *slot = Some(semantic);
+                }
+            }
+        }
         {
             // After the index: see `crate::unchanged` on the order.
             let index = self.read_index();
@@ -440,7 +486,7 @@ impl Workspace {
             let mut written = false;
             if snapshot {
                 let index = self.read_index();
-                let id = store.write_index(&index)?;
+                let id = store.write_index_on(&index, self.threads())?;
                 *shared
                     .saved_layout
                     .lock()
@@ -472,8 +518,8 @@ impl Workspace {
         Ok(report)
     }
 
-    /// Threads for reading and stat'ing files.
-    fn threads(&self) -> usize {
+    /// Threads for reading and stat'ing files, and for embedding chunks.
+    pub(crate) fn threads(&self) -> usize {
         match self.shared.options.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -495,7 +541,8 @@ impl Workspace {
         indexing: usize,
         now: Timestamp,
         deadline: Option<Instant>,
-        mut take: impl FnMut(usize, Option<Option<FileRecord>>),
+        embed: Option<&StaticModel>,
+        mut take: impl FnMut(usize, Option<Option<Indexed>>),
     ) {
         let threads = self.threads().min(work.len().max(1));
         let next = AtomicUsize::new(0);
@@ -510,10 +557,10 @@ impl Workspace {
             deadline.is_some_and(|d| Instant::now() >= d) || build.is_some_and(|b| b.is_cancelled())
         };
         // Outcomes that arrived ahead of an earlier one still being read.
-        let mut ahead: BTreeMap<usize, Option<FileRecord>> = BTreeMap::new();
+        let mut ahead: BTreeMap<usize, Option<Indexed>> = BTreeMap::new();
         let mut handed = 0usize;
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<FileRecord>)>();
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Indexed>)>();
             for _ in 0..threads {
                 let tx = tx.clone();
                 let next = &next;
@@ -526,7 +573,7 @@ impl Workspace {
                     let Some((file, previous)) = work.get(i) else {
                         break;
                     };
-                    let record = index_file(file, previous.as_ref(), now, &options.walk);
+                    let record = index_file(file, previous.as_ref(), now, &options.walk, embed);
                     if tx.send((i, record)).is_err() {
                         break;
                     }
@@ -570,6 +617,10 @@ impl Workspace {
     }
 }
 
+/// A file read and chunked: its record, and its chunks' vectors when the
+/// workers embed (a cold build, `semantic_cold.rs`).
+type Indexed = (FileRecord, Option<FileVectors>);
+
 fn nanos(t: SystemTime) -> i128 {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i128,
@@ -581,13 +632,16 @@ fn timestamp_of(t: SystemTime) -> Timestamp {
     Timestamp::from_system_time(t)
 }
 
-/// Read, gate, hash and chunk one file. `None` when it cannot be read.
+/// Read, gate, hash and chunk one file, and with `embed` embed its chunks
+/// (`semantic_cold.rs`; `None` vectors when that panicked). `None` when it
+/// cannot be read.
 fn index_file(
     file: &WalkedFile,
     previous: Option<&FileRecord>,
     now: Timestamp,
     walk: &WalkOptions,
-) -> Option<FileRecord> {
+    embed: Option<&StaticModel>,
+) -> Option<(FileRecord, Option<FileVectors>)> {
     let bytes = std::fs::read(&file.abs_path).ok()?;
     let content_hash = sha256(&bytes);
     let language = Language::detect(&file.rel_path);
@@ -603,11 +657,11 @@ fn index_file(
     if previous.is_some_and(|p| p.content_hash == content_hash) {
         // Same bytes: the caller keeps the previous chunks (not re-chunked).
         record.skipped = previous.and_then(|p| p.skipped);
-        return Some(record);
+        return Some((record, None));
     }
     if bytes.len() as u64 > walk.max_file_bytes {
         record.skipped = Some(SkipReason::TooLarge);
-        return Some(record);
+        return Some((record, None));
     }
     // A name can lie: a file holding a private key or a token is a secret
     // whatever it is called (N7, `contextgraph_types::secrets`).
@@ -622,13 +676,20 @@ fn index_file(
             Ok(text)
         }
     });
+    let mut vectors = None;
     match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
             let chunks = chunk_file(&file.rel_path, language, text);
             record.chunks =
                 build_chunk_records(text, chunks, previous, now, file.mtime.map(timestamp_of));
+            if let Some(model) = embed {
+                vectors = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    embed_file(model, &record.rel_path, text, &record.chunks)
+                }))
+                .ok();
+            }
         }
     }
-    Some(record)
+    Some((record, vectors))
 }

@@ -53,8 +53,10 @@ const SHARD: usize = 1024;
 /// `threads` threads (the caller's among them) taking the next shard as
 /// they finish one; the results in shard order, `None` for a shard whose
 /// work panicked (the others are kept). On the caller's thread alone when
-/// there is one shard.
-fn in_shards<R: Send>(
+/// there is one shard. Also the embedding pass's (`semantic.rs`): the
+/// results come back in shard order whatever thread ran which shard, so
+/// what is built from them does not depend on scheduling.
+pub(crate) fn in_shards<R: Send>(
     len: usize,
     shard: usize,
     threads: usize,

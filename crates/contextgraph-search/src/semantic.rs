@@ -43,7 +43,7 @@ pub use crate::semantic_workspace::{SemanticError, SemanticPrepare, SEMANTIC_SER
 /// uniformly distributed, so running SipHash over all 32 (the default) only
 /// costs time on every lookup.
 #[derive(Debug, Default, Clone, Copy)]
-struct DigestHasher(u64);
+pub(crate) struct DigestHasher(u64);
 
 impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
@@ -61,7 +61,7 @@ impl Hasher for DigestHasher {
     fn write_usize(&mut self, _len: usize) {}
 }
 
-type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
+pub(crate) type DigestMap<V> = HashMap<[u8; 32], V, BuildHasherDefault<DigestHasher>>;
 
 /// Share of a chunk's semantic score that comes from its whole file when the
 /// goal is a question (`RerankSignals::semantic_files`): the cosine of the
@@ -130,6 +130,10 @@ pub struct SemanticIndex {
     /// The snapshot whose aligned vectors file holds these rows (read from
     /// it, or written for it): it need not be written again.
     pub(crate) saved_for: Option<[u8; 32]>,
+    /// The rows were laid out by a cold build's workers
+    /// (`semantic_cold.rs`), not by [`SemanticIndex::update`]: which of
+    /// the two paths ran, for the tests that hold them to the same bytes.
+    pub(crate) by_workers: bool,
 }
 
 /// What an [`SemanticIndex::update`] did.
@@ -170,6 +174,7 @@ impl SemanticIndex {
             dead_rows: 0,
             carried: Vec::new(),
             saved_for: None,
+            by_workers: false,
         }
     }
 
@@ -204,6 +209,18 @@ impl SemanticIndex {
             out.carried.push(Carried::Keyed(Arc::new(tail)));
         }
         out
+    }
+
+    /// This (empty) index holding `rows`, numbered by `layout`, of which
+    /// `live_rows` have a vector: the rows a cold build laid out
+    /// (`semantic_cold.rs`).
+    pub(crate) fn with_rows(mut self, rows: Rows, layout: u64, live_rows: usize) -> Self {
+        self.rows = rows;
+        self.layout = Some(layout);
+        self.live_rows = live_rows;
+        self.dead_rows = 0;
+        self.by_workers = true;
+        self
     }
 
     /// The vector length.
@@ -319,7 +336,16 @@ impl SemanticIndex {
         // The chunks of the file being visited (a file's slots are
         // consecutive), decoded for this pass only.
         let mut chunks: Option<(u32, &str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> = None;
+        // Embeddings computed ahead, on all threads, for the slots of one
+        // window that the loop below will embed (see `embed_ahead`).
+        let threads = workspace.threads();
+        let mut ahead = Ahead::default();
         for slot in start..capacity {
+            if (slot - start).is_multiple_of(EMBED_WINDOW) {
+                let end = (slot + EMBED_WINDOW).min(capacity);
+                let known = known.get_or_insert_with(|| self.known_by_content(index, start));
+                ahead = embed_ahead(workspace.root(), index, model, known, slot..end, threads);
+            }
             let Some(file) = index.file_number(slot as u32) else {
                 self.rows.push(None);
                 continue;
@@ -354,23 +380,25 @@ impl SemanticIndex {
                     continue;
                 }
             }
-            if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
-                let loaded = std::fs::read(workspace.root().join(rel_path))
-                    .ok()
-                    .and_then(|bytes| String::from_utf8(bytes).ok())
-                    .map(|t| {
-                        let lines = LineIndex::new(&t);
-                        (t, lines)
-                    });
-                current = Some((rel_path.to_string(), loaded));
-            }
-            let scale = embed_chunk(
-                model,
-                current.as_ref().and_then(|(_, loaded)| loaded.as_ref()),
-                rel_path,
-                chunk,
-                (&mut text, &mut buffer, &mut components),
-            );
+            // Computed ahead when this is the first slot of its content
+            // in the window; else (its first failed) computed here, as
+            // the one-thread loop always did.
+            let scale = match ahead.take(slot as u32, &mut components) {
+                Some(scale) => scale,
+                None => {
+                    if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
+                        current =
+                            Some((rel_path.to_string(), read_text(workspace.root(), rel_path)));
+                    }
+                    embed_chunk(
+                        model,
+                        current.as_ref().and_then(|(_, loaded)| loaded.as_ref()),
+                        rel_path,
+                        chunk,
+                        (&mut text, &mut buffer, &mut components),
+                    )
+                }
+            };
             if scale > 0.0 {
                 self.rows.push(Some((scale, &components, &chunk.digest)));
                 // Later slots with the same content reuse it.
@@ -540,6 +568,130 @@ pub(crate) fn best_first(a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
     b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
+/// Slots per window of [`embed_ahead`]: bounds the vectors held ahead of
+/// the loop that stores them (a window's worth, not the whole index's).
+/// Small in tests, so that a small tree spans many windows and shards.
+const EMBED_WINDOW: usize = if cfg!(test) { 48 } else { 8192 };
+
+/// Slots per shard of a window: a thread takes one at a time.
+const EMBED_SHARD: usize = if cfg!(test) { 5 } else { 128 };
+
+/// Vectors computed ahead for some slots of a window, ascending by slot.
+#[derive(Default)]
+struct Ahead {
+    /// (slot, scale), ascending by slot.
+    slots: Vec<(u32, f32)>,
+    /// The slots' components, `dim` bytes each, in the same order.
+    components: Vec<u8>,
+    /// The next entry to hand out.
+    next: usize,
+}
+
+impl Ahead {
+    /// The scale computed for `slot` (its components copied into
+    /// `components`), or `None` when it was not computed ahead. Slots are
+    /// asked in ascending order.
+    fn take(&mut self, slot: u32, components: &mut [u8]) -> Option<f32> {
+        while self.slots.get(self.next).is_some_and(|(s, _)| *s < slot) {
+            self.next += 1;
+        }
+        let &(s, scale) = self.slots.get(self.next)?;
+        if s != slot {
+            return None;
+        }
+        let dim = components.len();
+        let q = self
+            .components
+            .get(self.next * dim..(self.next + 1) * dim)?;
+        components.copy_from_slice(q);
+        self.next += 1;
+        Some(scale)
+    }
+}
+
+/// The file at `root/rel_path` as text with its line index (`None` when it
+/// cannot be read or is not UTF-8).
+fn read_text(root: &std::path::Path, rel_path: &str) -> Option<(String, LineIndex)> {
+    std::fs::read(root.join(rel_path))
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map(|t| {
+            let lines = LineIndex::new(&t);
+            (t, lines)
+        })
+}
+
+/// Embeds, on up to `threads` threads, the slots of `window` that the
+/// storing loop of [`SemanticIndex::update`] may embed: those with a chunk
+/// whose content (digest) is not in `known`. The loop takes a slot's
+/// vector from here when it embeds that slot, and skips it when an
+/// earlier slot of the same content gave it one meanwhile. Each vector
+/// depends on its slot's chunk and file alone, and the results come back
+/// in slot order (`in_shards`): what each slot gets is what the
+/// one-thread loop computed, whatever thread computed it.
+fn embed_ahead(
+    root: &std::path::Path,
+    index: &Index,
+    model: &StaticModel,
+    known: &DigestMap<(u32, u32)>,
+    window: std::ops::Range<usize>,
+    threads: usize,
+) -> Ahead {
+    let dim = model.dim();
+    let base = window.start;
+    let mut ahead = Ahead::default();
+    for (_, done) in crate::scan::in_shards(window.len(), EMBED_SHARD, threads, |range| {
+        let mut out: Vec<(u32, f32)> = Vec::with_capacity(range.len());
+        let mut bytes: Vec<u8> = Vec::with_capacity(range.len() * dim);
+        let mut buffer = vec![0.0f32; dim];
+        let mut components = vec![0u8; dim];
+        let mut text = String::new();
+        let mut current: Option<(String, Option<(String, LineIndex)>)> = None;
+        let mut chunks: Option<(u32, &str, u32, std::borrow::Cow<'_, [ChunkRecord]>)> = None;
+        for slot in range {
+            let slot = (base + slot) as u32;
+            let Some(file) = index.file_number(slot) else {
+                continue;
+            };
+            if chunks.as_ref().is_none_or(|c| c.0 != file) {
+                chunks = index
+                    .file_chunks_once(file)
+                    .map(|(path, first, list)| (file, path, first, list));
+            }
+            let Some((rel_path, chunk)) = chunks.as_ref().and_then(|(_, path, first, list)| {
+                let ordinal = slot.checked_sub(*first)?;
+                Some((*path, list.get(ordinal as usize)?))
+            }) else {
+                continue;
+            };
+            if known.contains_key(&chunk.digest) {
+                continue;
+            }
+            if current.as_ref().is_none_or(|(path, _)| path != rel_path) {
+                current = Some((rel_path.to_string(), read_text(root, rel_path)));
+            }
+            let scale = embed_chunk(
+                model,
+                current.as_ref().and_then(|(_, loaded)| loaded.as_ref()),
+                rel_path,
+                chunk,
+                (&mut text, &mut buffer, &mut components),
+            );
+            out.push((slot, scale));
+            bytes.extend_from_slice(&components);
+        }
+        (out, bytes)
+    }) {
+        // A shard whose thread panicked: its slots are embedded by the
+        // storing loop, one by one, as before.
+        if let Some((slots, bytes)) = done {
+            ahead.slots.extend(slots);
+            ahead.components.extend(bytes);
+        }
+    }
+    ahead
+}
+
 /// Embeds one chunk (its path, title and region, the region checked
 /// against the recorded digest) into `components`; returns its scale, 0
 /// when it gets no vector (unreadable or changed file, no known token).
@@ -554,12 +706,33 @@ fn embed_chunk(
     let Some(region) = region.filter(|r| sha256(r.as_bytes()) == chunk.digest) else {
         return 0.0;
     };
+    embed_region(
+        model,
+        rel_path,
+        &chunk.title,
+        region,
+        (text, buffer, components),
+    )
+}
+
+/// Embeds a chunk from its path, title and region into `components`;
+/// returns its scale, 0 when it gets no vector (no known token). The one
+/// place a chunk's text for the model is made: the pass after a build
+/// ([`embed_chunk`]) and the cold build's workers (`semantic_cold.rs`)
+/// give a chunk the same vector.
+pub(crate) fn embed_region(
+    model: &StaticModel,
+    rel_path: &str,
+    title: &str,
+    region: &str,
+    (text, buffer, components): (&mut String, &mut [f32], &mut [u8]),
+) -> f32 {
     // The path and title carry words the body may lack (`retry.rs`,
     // `impl Backoff`).
     text.clear();
     text.push_str(rel_path);
     text.push('\n');
-    text.push_str(&chunk.title);
+    text.push_str(title);
     text.push('\n');
     text.push_str(region);
     if !model.encode_into(text, buffer) {
@@ -567,3 +740,7 @@ fn embed_chunk(
     }
     crate::vectors_file::quantize(buffer, components)
 }
+
+#[cfg(test)]
+#[path = "semantic_parallel_tests.rs"]
+mod parallel_tests;

@@ -457,6 +457,17 @@ impl Store {
     /// Returns the snapshot's id (what [`Index::saved_snapshot`] reports
     /// once it is loaded), which files kept beside it bind to.
     pub fn write_index(&self, index: &Index) -> Result<[u8; 32], StoreError> {
+        self.write_index_on(index, 1)
+    }
+
+    /// [`write_index`](Self::write_index), its tables encoded on more than
+    /// one thread when `threads` > 1 (the same bytes: see
+    /// `index/snapshot.rs`).
+    pub(crate) fn write_index_on(
+        &self,
+        index: &Index,
+        threads: usize,
+    ) -> Result<[u8; 32], StoreError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StoreError::Io { path, source }
@@ -476,8 +487,9 @@ impl Store {
         create_private_dir(&self.dir).map_err(io(&self.dir))?;
         self.check_owner()?;
         let snap = self.snapshot_path();
-        let snapshot_id = write_snapshot_file(&snap, &self.header(SNAPSHOT_MAGIC).buf, index)
-            .map_err(io(&snap))?;
+        let snapshot_id =
+            write_snapshot_file(&snap, &self.header(SNAPSHOT_MAGIC).buf, index, threads > 1)
+                .map_err(io(&snap))?;
         let mut journal = self.header(JOURNAL_MAGIC);
         journal.raw(&snapshot_id);
         let jp = self.journal_path();
@@ -530,14 +542,19 @@ impl Store {
 /// place): the header, room for the directory, the sections as they are
 /// encoded, then the directory in its room. Returns the snapshot's id
 /// (the SHA-256 of its directory).
-fn write_snapshot_file(path: &Path, head: &[u8], index: &Index) -> std::io::Result<[u8; 32]> {
+fn write_snapshot_file(
+    path: &Path,
+    head: &[u8],
+    index: &Index,
+    parallel: bool,
+) -> std::io::Result<[u8; 32]> {
     use std::io::{Seek, SeekFrom};
     let (file, tmp) = create_temp(path)?;
     let write = || -> std::io::Result<Vec<u8>> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, file);
         f.write_all(head)?;
         f.write_all(&[0u8; crate::index::DIRECTORY_BYTES])?;
-        let directory = index.encode(&mut |bytes: &[u8]| f.write_all(bytes))?;
+        let directory = index.encode(&mut |bytes: &[u8]| f.write_all(bytes), parallel)?;
         let mut f = f.into_inner().map_err(|e| e.into_error())?;
         f.seek(SeekFrom::Start(head.len() as u64))?;
         f.write_all(&directory)?;

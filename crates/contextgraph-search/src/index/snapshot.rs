@@ -115,9 +115,16 @@ impl Index {
     /// order (so live slots renumber densely and monotonically), terms and
     /// names sorted, dead slots dropped. A file whose chunks were never
     /// decoded since the load is copied as saved.
+    ///
+    /// With `parallel`, the terms table is built on another thread while
+    /// this one streams the records out: each section is the same function
+    /// of the index either way, and the sections still go out in order, so
+    /// the bytes are those of the one-thread encoding (`tests.rs` compares
+    /// them).
     pub(crate) fn encode(
         &self,
         out: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+        parallel: bool,
     ) -> std::io::Result<Vec<u8>> {
         let mut out = SectionWriter {
             out,
@@ -125,18 +132,75 @@ impl Index {
             lens: [0; SECTIONS],
             crcs: (0..SECTIONS).map(|_| crc32fast::Hasher::new()).collect(),
         };
-        // Bytes of the records section already written out.
-        let mut records_base = 0usize;
         let mut order: Vec<&FileEntry> = self.files.iter().flatten().collect();
         order.sort_by_key(|e| e.first_slot);
+        // Each live slot's number in the snapshot (files in slot order,
+        // each file's chunks in order), and the old slot of each new one.
         let mut remap: Vec<u32> = vec![DEAD; self.slots.len()];
         let mut old_slots: Vec<u32> = Vec::with_capacity(self.live as usize);
+        for e in &order {
+            for i in 0..e.chunk_count {
+                let old = e.first_slot + i;
+                if let Some(m) = remap.get_mut(old as usize) {
+                    *m = old_slots.len() as u32;
+                }
+                old_slots.push(old);
+            }
+        }
+        let mapped = |s: u32| {
+            remap
+                .get(s as usize)
+                .copied()
+                .filter(|&m| m != DEAD && self.is_live(s))
+        };
+        // The terms table, the largest to build, is built on another
+        // thread while this one streams the records out; the others after
+        // it, one at a time as before (each table is held until written:
+        // building them all at once held 30 MB more at the peak of a
+        // 16k-file build).
+        let terms = if parallel {
+            std::thread::scope(|scope| -> std::io::Result<_> {
+                let terms = std::thread::Builder::new()
+                    .name("cgp-encode-terms".into())
+                    .spawn_scoped(scope, || self.terms_table(&mapped))?;
+                self.encode_records(&order, &mut out)?;
+                terms
+                    .join()
+                    .map_err(|_| std::io::Error::other("encoding the terms table panicked"))
+            })?
+        } else {
+            self.encode_records(&order, &mut out)?;
+            self.terms_table(&mapped)
+        };
+        let (terms, new_id) = terms;
+        terms.finish(&mut out, TERMS)?;
+        let forward = self.forward_table(&old_slots, &new_id);
+        drop(new_id);
+        self.names_table(|f| &f.defs, &self.defs, &mapped)
+            .finish(&mut out, DEFS)?;
+        self.names_table(|f| &f.mentions, &self.edges.mentions, &mapped)
+            .finish(&mut out, MENTIONS)?;
+        self.names_table(|f| &f.importers, &self.edges.importers, &mapped)
+            .finish(&mut out, IMPORTERS)?;
+        forward.finish(&mut out, FORWARD)?;
+        Ok(out.directory())
+    }
+
+    /// The records, files, document lengths and chunk offsets sections of
+    /// the files in `order` (slot order), streamed to `out`.
+    fn encode_records(
+        &self,
+        order: &[&FileEntry],
+        out: &mut SectionWriter<'_>,
+    ) -> std::io::Result<()> {
+        // Bytes of the records section already written out.
+        let mut records_base = 0usize;
         let mut files = Writer::default();
         let mut records = Writer::default();
         let mut doc_lens = Writer::default();
         let mut chunk_at = Writer::default();
         files.len(order.len());
-        for e in &order {
+        for e in order {
             crate::codec::write_head(&mut files, &e.head);
             files.u32(e.chunk_count);
             if records.buf.len() >= RECORDS_FLUSH {
@@ -192,10 +256,6 @@ impl Index {
             files.u32(crc);
             for i in 0..e.chunk_count {
                 let old = e.first_slot + i;
-                if let Some(m) = remap.get_mut(old as usize) {
-                    *m = old_slots.len() as u32;
-                }
-                old_slots.push(old);
                 doc_lens.u32(self.doc_lens.get(old as usize).copied().unwrap_or(0));
             }
         }
@@ -203,17 +263,13 @@ impl Index {
         drop(records);
         out.put(FILES, &files.buf)?;
         out.put(DOC_LENS, &doc_lens.buf)?;
-        out.put(CHUNK_AT, &chunk_at.buf)?;
-        drop((files, doc_lens, chunk_at));
-        let live = |s: u32| self.is_live(s);
-        let mapped = |s: u32| {
-            remap
-                .get(s as usize)
-                .copied()
-                .filter(|&m| m != DEAD && live(s))
-        };
+        out.put(CHUNK_AT, &chunk_at.buf)
+    }
 
-        // Terms: the saved ones (sorted) merged with those seen since.
+    /// The terms table (the saved terms, sorted, merged with those seen
+    /// since; each with its postings in the new slot numbers) and every
+    /// old term id's new one.
+    fn terms_table(&self, mapped: &(dyn Fn(u32) -> Option<u32> + Sync)) -> (TableWriter, Vec<u32>) {
         let frozen_len = self.dict.frozen_len() as u32;
         let mut tail: Vec<(&str, u32)> = (frozen_len..self.dict.len() as u32)
             .filter_map(|id| Some((self.dict.term(id)?, id)))
@@ -254,13 +310,15 @@ impl Index {
                 write_ascending(w, &slots_only, |w, i| w.varint(u64::from(list[i].1)));
             });
         }
+        (terms, new_id)
+    }
 
-        terms.finish(&mut out, TERMS)?;
-
-        // Per slot, its term ids in the new numbering.
+    /// Per new slot (`old_slots`: the old slot of each), its term ids in
+    /// the new numbering.
+    fn forward_table(&self, old_slots: &[u32], new_id: &[u32]) -> TableWriter {
         let mut forward = TableWriter::default();
         let mut ids: Vec<u32> = Vec::new();
-        for &old in &old_slots {
+        for &old in old_slots {
             ids.clear();
             ids.extend(
                 self.slot_term_ids(old)
@@ -272,48 +330,54 @@ impl Index {
             forward.offsets.push(forward.data.buf.len() as u64);
             write_ascending(&mut forward.data, &ids, |_, _| {});
         }
+        forward
+    }
 
-        let names = |which: fn(&Frozen) -> &frozen::Table, since: &HashMap<String, Vec<u32>>| {
-            let mut merged: BTreeMap<&[u8], Vec<u32>> = BTreeMap::new();
-            if let Some(f) = self.frozen.as_deref() {
-                let table = which(f);
-                for i in 0..table.len() {
-                    if let Some((key, payload)) = f.entry(table, i) {
-                        merged
-                            .entry(key)
-                            .or_default()
-                            .extend(SlotList::new(payload));
-                    }
+    /// A names table (defs, mentions or importers): the saved one merged
+    /// with the names linked since, each name's slots in the new numbers.
+    fn names_table(
+        &self,
+        which: fn(&Frozen) -> &frozen::Table,
+        since: &HashMap<String, Vec<u32>>,
+        mapped: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> TableWriter {
+        let mut merged: BTreeMap<&[u8], Vec<u32>> = BTreeMap::new();
+        if let Some(f) = self.frozen.as_deref() {
+            let table = which(f);
+            for i in 0..table.len() {
+                if let Some((key, payload)) = f.entry(table, i) {
+                    merged
+                        .entry(key)
+                        .or_default()
+                        .extend(SlotList::new(payload));
                 }
             }
-            for (name, slots) in since {
-                merged.entry(name.as_bytes()).or_default().extend(slots);
+        }
+        for (name, slots) in since {
+            merged.entry(name.as_bytes()).or_default().extend(slots);
+        }
+        let mut table = TableWriter::default();
+        for (name, slots) in merged {
+            let mut slots: Vec<u32> = slots.into_iter().filter_map(mapped).collect();
+            slots.sort_unstable();
+            slots.dedup();
+            if !slots.is_empty() {
+                table.push(name, |w| write_ascending(w, &slots, |_, _| {}));
             }
-            let mut table = TableWriter::default();
-            for (name, slots) in merged {
-                let mut slots: Vec<u32> = slots.into_iter().filter_map(mapped).collect();
-                slots.sort_unstable();
-                slots.dedup();
-                if !slots.is_empty() {
-                    table.push(name, |w| write_ascending(w, &slots, |_, _| {}));
-                }
-            }
-            table
-        };
-        names(|f| &f.defs, &self.defs).finish(&mut out, DEFS)?;
-        names(|f| &f.mentions, &self.edges.mentions).finish(&mut out, MENTIONS)?;
-        names(|f| &f.importers, &self.edges.importers).finish(&mut out, IMPORTERS)?;
-        forward.finish(&mut out, FORWARD)?;
-        Ok(out.directory())
+        }
+        table
     }
 
     /// [`encode`](Self::encode) into one buffer (compaction, tests).
     pub(crate) fn encode_to_vec(&self) -> Vec<u8> {
         let mut out = vec![0u8; frozen::DIRECTORY_BYTES];
-        let directory = self.encode(&mut |bytes: &[u8]| {
-            out.extend_from_slice(bytes);
-            Ok(())
-        });
+        let directory = self.encode(
+            &mut |bytes: &[u8]| {
+                out.extend_from_slice(bytes);
+                Ok(())
+            },
+            false,
+        );
         // Writing into memory cannot fail, nor can the sections come out
         // of order (the order is fixed above); an empty payload is refused
         // by any open all the same.

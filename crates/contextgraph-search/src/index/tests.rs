@@ -402,3 +402,52 @@ fn added_postings_read_back_exactly_and_compactly() {
     }
     assert_eq!(dense.added_bytes(), 2000);
 }
+
+/// The snapshot encoded with its tables built on other threads is the
+/// one-thread encoding, byte for byte: for a fresh index with a dead
+/// file, and for a loaded one extended since (saved and new terms,
+/// names and slots merged).
+#[test]
+fn parallel_encoding_is_the_one_thread_encoding() {
+    let encode = |index: &Index, parallel: bool| {
+        let mut out = Vec::new();
+        let directory = index
+            .encode(
+                &mut |bytes: &[u8]| {
+                    out.extend_from_slice(bytes);
+                    Ok(())
+                },
+                parallel,
+            )
+            .expect("encodes");
+        (directory, out)
+    };
+    let records: Vec<FileRecord> = (0..40)
+        .map(|f| {
+            let terms: Vec<(String, u32)> = (0..5)
+                .map(|t| (format!("term{}", (f * 7 + t) % 23), t + 1))
+                .collect();
+            let chunk: Vec<(&str, u32)> = terms.iter().map(|(t, n)| (t.as_str(), *n)).collect();
+            record(
+                &format!("src/f{f:02}.rs"),
+                &[&chunk, &chunk[1..], &[("shared", 1)]],
+            )
+        })
+        .collect();
+    let mut fresh = Index::from_records(records.iter().cloned());
+    fresh.remove("src/f03.rs");
+    let (one, bytes) = encode(&fresh, false);
+    assert!(
+        bytes.len() > 1000,
+        "{} bytes: too small to say much",
+        bytes.len()
+    );
+    assert_eq!((one.clone(), bytes.clone()), encode(&fresh, true));
+
+    let mut loaded = roundtrip(&fresh);
+    loaded.upsert(record("src/new.rs", &[&[("term3", 2), ("novel", 1)]]));
+    loaded.upsert(records[5].clone());
+    loaded.remove("src/f09.rs");
+    let (one, bytes) = encode(&loaded, false);
+    assert_eq!((one, bytes), encode(&loaded, true));
+}
