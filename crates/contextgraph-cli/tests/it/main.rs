@@ -17,6 +17,7 @@ mod consent_prompt;
 mod context;
 mod conventions;
 mod freshness;
+mod index;
 mod inspect_docs_strict;
 mod inspect_exit_codes;
 mod inspect_host;
