@@ -14,14 +14,14 @@ use crate::common::serve_http::{sigterm, spawn_announced};
 
 const HANDSHAKE: &str = "{\"type\":\"handshake\",\"protocol_version\":\"contextgraph/1.0-draft\"}";
 
-/// The goals every comparison asks.
-const GOALS: [&str; 3] = [
+/// The goals every comparison asks (the nginx test asks them too).
+pub(crate) const GOALS: [&str; 3] = [
     "retry a request with exponential backoff",
     "parse the port number from configuration",
     "host name configuration",
 ];
 
-fn query(id: usize, goal: &str) -> String {
+pub(crate) fn query(id: usize, goal: &str) -> String {
     format!(
         "{{\"type\":\"query\",\"id\":\"q{id}\",\"query\":{{\"goal\":{goal:?},\"max_frames\":4,\"max_tokens\":800}}}}"
     )

@@ -29,6 +29,8 @@ mod mcp;
 mod mcp_startup;
 #[cfg(feature = "test-fixtures")]
 mod mcp_startup_ts;
+#[cfg(unix)]
+mod nginx;
 mod output_width;
 mod provider_start;
 mod providers;

@@ -4,5 +4,7 @@
 pub mod checkout;
 pub mod http;
 pub mod inspect;
+pub mod load;
+pub mod nginx;
 pub mod pty;
 pub mod serve_http;
