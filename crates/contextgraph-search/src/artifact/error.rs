@@ -52,10 +52,11 @@ pub enum ArtifactError {
         path: PathBuf,
         /// The checkout.
         dir: PathBuf,
-        /// What the artifact describes.
-        artifact: Commit,
+        /// What the artifact describes (boxed, as the next: keeps every
+        /// `Result<_, ArtifactError>` small).
+        artifact: Box<Commit>,
         /// What the checkout is at.
-        checkout: Commit,
+        checkout: Box<Commit>,
     },
     /// The checkout's commit could not be read.
     #[error(transparent)]

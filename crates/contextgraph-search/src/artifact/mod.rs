@@ -55,8 +55,8 @@ pub fn verify_artifact(
             return Err(ArtifactError::CommitMismatch {
                 path: path.to_path_buf(),
                 dir: dir.to_path_buf(),
-                artifact: file.manifest.commit.clone(),
-                checkout: at,
+                artifact: Box::new(file.manifest.commit.clone()),
+                checkout: Box::new(at),
             });
         }
     }

@@ -68,8 +68,8 @@ impl Workspace {
             return Err(ArtifactError::CommitMismatch {
                 path: artifact.to_path_buf(),
                 dir: root,
-                artifact: file.manifest.commit.clone(),
-                checkout,
+                artifact: Box::new(file.manifest.commit.clone()),
+                checkout: Box::new(checkout),
             });
         }
         let corrupt = |what: String| ArtifactError::Corrupt {
