@@ -10,6 +10,7 @@ use crate::commands::completions::{CompletionsArgs, ManArgs};
 use crate::commands::config::ConfigArgs;
 use crate::commands::consent::ConsentArgs;
 use crate::commands::context::ContextArgs;
+use crate::commands::index::IndexArgs;
 use crate::commands::inspect::InspectArgs;
 use crate::commands::mcp::McpArgs;
 use crate::commands::new::NewArgs;
@@ -109,6 +110,8 @@ pub enum Command {
     New(NewArgs),
     /// List or clear the workspace index cache (where it lives, its size per workspace).
     Cache(CacheArgs),
+    /// Build an index artifact once (in CI, at a commit) for read-only replicas, or verify one.
+    Index(IndexArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(CompletionsArgs),
     /// Print the manual page (roff, for `man`) on stdout, or write one per command to a directory.

@@ -30,6 +30,8 @@ pub(crate) struct State<P> {
     pub body_read_timeout: Duration,
     /// Provider calls running at once (1 for a lock-step provider).
     pub work: Arc<Semaphore>,
+    /// `GET /healthz`, when set.
+    pub health: Option<crate::options::HealthProbe>,
 }
 
 /// What the log line says about a response.
@@ -121,6 +123,35 @@ async fn answer<P: Provider>(state: &State<P>, req: Request<Incoming>) -> Outcom
                 return empty(StatusCode::MISDIRECTED_REQUEST, "foreign-host");
             }
         }
+    }
+    if let Some(probe) = state
+        .health
+        .as_ref()
+        .filter(|_| req.uri().path() == "/healthz")
+    {
+        if req.method() != Method::GET {
+            let mut out = empty(StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed");
+            out.response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET"));
+            return out;
+        }
+        let (ready, body) = probe();
+        let mut response = Response::new(Full::new(Bytes::from(body)));
+        *response.status_mut() = if ready {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        };
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        return Outcome {
+            response,
+            reply: "health",
+            code: None,
+        };
     }
     if let Some(token) = &state.token {
         let presented = req

@@ -84,7 +84,7 @@ pub mod tls;
 pub use auth::{AuthToken, TokenError};
 pub use exposure::{check_exposure, ExposureError};
 pub use log::StderrLog;
-pub use options::{HttpServeOptions, DEFAULT_MAX_BODY_BYTES, DEFAULT_PATH};
+pub use options::{HealthProbe, HttpServeOptions, DEFAULT_MAX_BODY_BYTES, DEFAULT_PATH};
 pub use run::serve_until_signal;
 pub use server::{BoundServer, HttpServeError, HttpServer, ServeSummary};
 pub use tls::{TlsError, TlsFiles};

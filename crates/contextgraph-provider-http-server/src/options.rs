@@ -13,9 +13,13 @@ pub const DEFAULT_PATH: &str = "/cgp";
 /// an envelope that fits one transport fits the other.
 pub const DEFAULT_MAX_BODY_BYTES: usize = contextgraph_codec::DEFAULT_MAX_LINE_BYTES;
 
+/// A health probe's answer: whether the server is ready to serve (200,
+/// else 503) and the JSON body (`GET /healthz`).
+pub type HealthProbe = std::sync::Arc<dyn Fn() -> (bool, String) + Send + Sync>;
+
 /// Options of [`HttpServer`](crate::HttpServer). Build with
 /// [`HttpServeOptions::default`] and the `with_*` methods.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpServeOptions {
     /// The one path that accepts envelopes (default [`DEFAULT_PATH`]); any
@@ -49,6 +53,32 @@ pub struct HttpServeOptions {
     /// Audit every answer before sending it (default true; off only for a
     /// test double that must be able to lie).
     pub enforce_honesty: bool,
+    /// Answer `GET /healthz` with this probe (before the token check: a
+    /// load balancer's probe carries no credentials, and the body holds
+    /// no content). `None`: `/healthz` is 404 like any other path.
+    pub health: Option<HealthProbe>,
+    /// A replica behind a load balancer: the session is handshaken at
+    /// start. A host's handshake reaches one replica and its queries any
+    /// of them; every replica would answer the same `handshake_ack`, so a
+    /// query reaching one that did not see the handshake is answered,
+    /// not refused with "handshake first". Default false.
+    pub replica: bool,
+}
+
+impl std::fmt::Debug for HttpServeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServeOptions")
+            .field("path", &self.path)
+            .field("token", &self.token)
+            .field("tls", &self.tls)
+            .field("allow_insecure_public", &self.allow_insecure_public)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_connections", &self.max_connections)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("health", &self.health.is_some())
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for HttpServeOptions {
@@ -65,6 +95,8 @@ impl Default for HttpServeOptions {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             enforce_honesty: true,
+            health: None,
+            replica: false,
         }
     }
 }
@@ -123,6 +155,20 @@ impl HttpServeOptions {
     #[must_use]
     pub fn with_honesty(mut self, enforce: bool) -> Self {
         self.enforce_honesty = enforce;
+        self
+    }
+
+    /// Set [`health`](Self::health).
+    #[must_use]
+    pub fn with_health(mut self, probe: HealthProbe) -> Self {
+        self.health = Some(probe);
+        self
+    }
+
+    /// Set [`replica`](Self::replica).
+    #[must_use]
+    pub fn with_replica(mut self, replica: bool) -> Self {
+        self.replica = replica;
         self
     }
 

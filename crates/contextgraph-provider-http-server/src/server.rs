@@ -70,6 +70,15 @@ impl<P: Provider> HttpServer<P> {
     pub fn new(provider: P, options: HttpServeOptions) -> Result<Self, HttpServeError> {
         let tls = options.tls.as_ref().map(server_config).transpose()?;
         let session = Session::new(provider).enforce_honesty(options.enforce_honesty);
+        if options.replica {
+            // See `HttpServeOptions::replica`: this server's own handshake,
+            // at its own protocol version.
+            let hello = format!(
+                "{{\"type\":\"handshake\",\"protocol_version\":\"{}\"}}",
+                contextgraph_types::PROTOCOL_VERSION
+            );
+            let _ = session.handle_line(hello.as_bytes());
+        }
         if options.enforce_honesty {
             for v in session.self_check() {
                 tracing::warn!(provider = %session.info().name, problem = %v, "hosts will refuse or distrust this provider's handshake");
@@ -168,6 +177,7 @@ impl<P: Provider> BoundServer<P> {
             max_body_bytes: options.max_body_bytes,
             body_read_timeout: options.body_read_timeout,
             work: Arc::new(Semaphore::new(lanes)),
+            health: options.health.clone(),
         });
         let acceptor = server.tls.clone().map(TlsAcceptor::from);
         let slots = Arc::new(Semaphore::new(options.max_connections.max(1)));

@@ -35,12 +35,13 @@
 #![warn(missing_docs)]
 
 mod provider;
+mod read_only;
 pub mod serve;
 mod verify;
 
 // The search library's modules, under the paths they had before the split.
 pub use contextgraph_search::{
-    chunk, graph, index, lang, progress, query_terms, rank, store, tokenize, uri, walk,
+    artifact, chunk, graph, index, lang, progress, query_terms, rank, store, tokenize, uri, walk,
 };
 
 /// Internals for out-of-workspace benchmarks (`bench/tantivy-compare`): not

@@ -70,10 +70,10 @@ impl From<IndexError> for WorkspaceError {
 /// [`Workspace`] answering the protocol. Cheap to clone (shared state).
 #[derive(Clone)]
 pub struct WorkspaceProvider {
-    workspace: Workspace,
+    pub(crate) workspace: Workspace,
     /// When set, each query first brings the index up to date within this
     /// deadline ([`WorkspaceProvider::with_fresh_queries`]).
-    fresh_within: Option<Duration>,
+    pub(crate) fresh_within: Option<Duration>,
     /// Files read to check held frames (see
     /// [`WorkspaceProvider::verify_file_reads`]).
     pub(crate) file_reads: Arc<AtomicU64>,

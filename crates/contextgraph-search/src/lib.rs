@@ -36,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+pub mod artifact;
 pub mod build_status;
 pub mod chunk;
 mod codec;

@@ -516,6 +516,17 @@ pub fn read_aligned(
     let Some(bytes) = open(path)? else {
         return Ok(None);
     };
+    aligned_from(bytes, path, model).map(Some)
+}
+
+/// [`read_aligned`] of bytes already in hand (an index artifact's member,
+/// see [`crate::artifact`]); `label` names them in errors.
+pub(crate) fn aligned_from(
+    bytes: Backing,
+    label: &Path,
+    model: &StaticModel,
+) -> Result<AlignedRows, VectorsFileError> {
+    let path = label;
     let (snapshot, rows, start) = parse_header(&bytes, path, MAGIC, model)?;
     let dim = model.dim();
     let aligned = AlignedRows {
@@ -532,7 +543,7 @@ pub fn read_aligned(
     for i in 0..rows {
         check_scale(path, aligned.scale(i))?;
     }
-    Ok(Some(aligned))
+    Ok(aligned)
 }
 
 /// [`read_aligned`]: the vectors file proper (its tail is read with

@@ -14,6 +14,7 @@ pub mod consent_prompt;
 pub mod context;
 pub mod files;
 pub mod first_index;
+pub mod index;
 pub mod inspect;
 pub mod mcp;
 pub mod new;
@@ -68,6 +69,7 @@ pub fn run(command: Command) -> Result<(), CommandError> {
         Command::Trust(args) => trust::run(args),
         Command::New(args) => new::run(args),
         Command::Cache(args) => cache::run(args),
+        Command::Index(args) => index::run(args),
         Command::Completions(args) => completions::run_completions(args),
         Command::Man(args) => completions::run_man(args),
     }

@@ -17,6 +17,7 @@ mod consent_prompt;
 mod context;
 mod conventions;
 mod freshness;
+mod index;
 mod inspect_docs_strict;
 mod inspect_exit_codes;
 mod inspect_host;
@@ -28,6 +29,8 @@ mod mcp;
 mod mcp_startup;
 #[cfg(feature = "test-fixtures")]
 mod mcp_startup_ts;
+#[cfg(unix)]
+mod nginx;
 mod output_width;
 mod provider_start;
 mod providers;

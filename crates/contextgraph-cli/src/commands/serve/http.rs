@@ -183,6 +183,17 @@ pub fn serve_http<P: Provider>(
     addr: &str,
     flags: &HttpFlags,
 ) -> Result<(), CommandError> {
+    serve_http_with(provider, addr, flags, |o| o)
+}
+
+/// [`serve_http`] with options the flags do not set (a health probe, the
+/// replica handshake of a read-only workspace) added by `extra`.
+pub fn serve_http_with<P: Provider>(
+    provider: P,
+    addr: &str,
+    flags: &HttpFlags,
+    extra: impl FnOnce(HttpServeOptions) -> HttpServeOptions,
+) -> Result<(), CommandError> {
     let addr = parse_addr(addr).map_err(|e| UsageError(e.to_string()))?;
     // A bad flag value is a usage error (exit 2); an unreadable token
     // file or unset variable is a failure of the environment (exit 1).
@@ -194,6 +205,7 @@ pub fn serve_http<P: Provider>(
             other => other.into(),
         }
     })?;
+    let options = extra(options);
     StderrLog::default().install();
     serve_until_signal(provider, options, addr, |url| {
         let _ = writeln!(std::io::stderr(), "{LISTENING_PREFIX}{url}");

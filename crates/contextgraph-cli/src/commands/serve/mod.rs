@@ -5,6 +5,7 @@
 
 mod docs;
 pub mod http;
+mod read_only;
 mod workspace;
 
 use clap::{Args, Subcommand};

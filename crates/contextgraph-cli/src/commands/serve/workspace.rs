@@ -5,6 +5,7 @@
 //! provider is handed to the HTTP server instead.
 
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
@@ -31,6 +32,16 @@ pub struct WorkspaceArgs {
     #[command(flatten)]
     pub serve: ServeArgs,
 
+    /// Serve from this index artifact (`cgp index build`) instead of the
+    /// cache; needs --read-only.
+    #[arg(long, value_name = "ARTIFACT", requires = "read_only")]
+    pub index: Option<PathBuf>,
+
+    /// Write nothing: no refresh, no watcher, no cache. Files that differ
+    /// from the artifact are reported (stderr, GET /healthz), not re-indexed.
+    #[arg(long, requires = "index")]
+    pub read_only: bool,
+
     /// HTTP serving (stdio without `--http`).
     #[command(flatten)]
     pub http: HttpFlags,
@@ -42,6 +53,9 @@ fn diag(text: std::fmt::Arguments<'_>) {
 
 /// Serve the workspace over stdio, or over HTTP with `--http`.
 pub fn run(args: WorkspaceArgs) -> Result<(), CommandError> {
+    if let Some(artifact) = &args.index {
+        return super::read_only::run(&args.serve, artifact, &args.http);
+    }
     let Some(addr) = &args.http.http else {
         return serve(&args.serve);
     };
