@@ -241,7 +241,7 @@ const DOC_TAGS: &[&str] = &[
     "tt",
 ];
 
-/// A doc block's text without XML documentation tags (see [`DOC_TAGS`]):
+/// A doc block's text without XML documentation tags:
 /// each tag is replaced by its quoted attribute values.
 pub fn clean_query(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -1,7 +1,7 @@
 //! Index artifacts: an index built once (in CI, at a commit) and served by
 //! replicas that never index.
 //!
-//! An artifact is one relocatable file ([`format`]): a versioned header, a
+//! An artifact is one relocatable file ([`format`](mod@format)): a versioned header, a
 //! manifest checksummed by SHA-256 (whose digest is the artifact's id) and
 //! members, each with its own SHA-256: the saved index (a snapshot in the
 //! store's format, its journal folded in) and, with the semantic signal,
@@ -10,12 +10,12 @@
 //! a plain directory). Every path inside is relative to the checkout, so
 //! the artifact serves the same commit checked out anywhere.
 //!
-//! [`Workspace::write_artifact`] writes one ([`build`]);
+//! [`crate::Workspace::write_artifact`] writes one ([`build`]);
 //! [`read_artifact`] checks one whole (magic, versions, every length
 //! against the file size, every checksum) and [`verify_artifact`] adds the
-//! checkout's commit; [`Workspace::open_artifact`] serves one read-only
+//! checkout's commit; [`crate::Workspace::open_artifact`] serves one read-only
 //! ([`open`]: no store, no refresh, nothing written) and
-//! [`Workspace::drift`] says which files of the checkout differ from it
+//! [`crate::Workspace::drift`] says which files of the checkout differ from it
 //! ([`drift`]). A damaged or mismatched artifact is refused with an
 //! [`ArtifactError`] that names the file and what to do; it is never served.
 
