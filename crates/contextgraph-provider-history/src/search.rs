@@ -20,6 +20,10 @@ const SUBJECT_WEIGHT: u16 = 2;
 /// is random per process, so a crafted history cannot pick collisions).
 type Map<V> = HashMap<String, V, foldhash::fast::RandomState>;
 
+/// One term's postings: (commit position, weighted frequency), positions
+/// ascending.
+type Postings = Vec<(u32, u16)>;
+
 /// The snapshot with its postings, ready to rank.
 #[derive(Debug)]
 pub struct Searchable {
@@ -35,7 +39,7 @@ pub struct Searchable {
     /// Term → its id in [`postings`](Self::postings).
     term_ids: Map<u32>,
     /// Per term id: (commit, weighted frequency), commits in order.
-    postings: Vec<Vec<(u32, u16)>>,
+    postings: Vec<Postings>,
     /// Weighted token count per commit.
     lengths: Vec<u32>,
     average_length: f32,
@@ -54,55 +58,80 @@ fn intern<T>(ids: &mut Map<u32>, lists: &mut Vec<Vec<T>>, key: &str) -> u32 {
     id
 }
 
+/// Commit position by id, and the commits touching each path.
+fn lookups_of(commits: &[CommitRecord]) -> (Map<u32>, Map<u32>, Vec<Vec<u32>>) {
+    let mut by_id = Map::with_capacity_and_hasher(commits.len(), Default::default());
+    let mut path_ids = Map::default();
+    let mut by_path: Vec<Vec<u32>> = Vec::new();
+    for (i, c) in commits.iter().enumerate() {
+        let i = i as u32;
+        by_id.insert(c.id.clone(), i);
+        for p in &c.paths {
+            let id = intern(&mut path_ids, &mut by_path, &p.path);
+            by_path[id as usize].push(i);
+            if let Some(from) = &p.from {
+                let id = intern(&mut path_ids, &mut by_path, from);
+                by_path[id as usize].push(i);
+            }
+        }
+    }
+    (by_id, path_ids, by_path)
+}
+
+/// The term dictionary, each term's postings and each commit's length.
+fn postings_of(commits: &[CommitRecord]) -> (Map<u32>, Vec<Postings>, Vec<u32>) {
+    let mut term_ids = Map::default();
+    let mut postings: Vec<Postings> = Vec::new();
+    let mut lengths = Vec::with_capacity(commits.len());
+    // This commit's (term id, weight) pairs, merged per term below.
+    let mut counts: Vec<(u32, u16)> = Vec::new();
+    for (i, c) in commits.iter().enumerate() {
+        let i = i as u32;
+        counts.clear();
+        let mut len = 0u32;
+        let mut add = |text: &str, w: u16, len: &mut u32| {
+            tokens(text, |t| {
+                counts.push((intern(&mut term_ids, &mut postings, t), w));
+                *len += u32::from(w);
+            });
+        };
+        add(&c.subject, SUBJECT_WEIGHT, &mut len);
+        add(&c.body, 1, &mut len);
+        for p in &c.paths {
+            add(&p.path, 1, &mut len);
+        }
+        counts.sort_unstable_by_key(|&(t, _)| t);
+        let mut k = 0;
+        while k < counts.len() {
+            let term = counts[k].0;
+            let mut tf = 0u16;
+            while k < counts.len() && counts[k].0 == term {
+                tf = tf.saturating_add(counts[k].1);
+                k += 1;
+            }
+            postings[term as usize].push((i, tf));
+        }
+        lengths.push(len);
+    }
+    (term_ids, postings, lengths)
+}
+
 impl Searchable {
     /// Index `snapshot` in memory (one pass over its records).
     pub fn new(snapshot: Snapshot) -> Searchable {
-        let n = snapshot.commits.len();
-        let mut by_id = Map::with_capacity_and_hasher(n, Default::default());
-        let mut path_ids = Map::default();
-        let mut by_path: Vec<Vec<u32>> = Vec::new();
-        let mut term_ids = Map::default();
-        let mut postings: Vec<Vec<(u32, u16)>> = Vec::new();
-        let mut lengths = Vec::with_capacity(n);
-        // This commit's (term id, weight) pairs, merged per term below.
-        let mut counts: Vec<(u32, u16)> = Vec::new();
-        for (i, c) in snapshot.commits.iter().enumerate() {
-            let i = i as u32;
-            by_id.insert(c.id.clone(), i);
-            for p in &c.paths {
-                let id = intern(&mut path_ids, &mut by_path, &p.path);
-                by_path[id as usize].push(i);
-                if let Some(from) = &p.from {
-                    let id = intern(&mut path_ids, &mut by_path, from);
-                    by_path[id as usize].push(i);
-                }
-            }
-            counts.clear();
-            let mut len = 0u32;
-            let mut add = |text: &str, w: u16, len: &mut u32| {
-                tokens(text, |t| {
-                    counts.push((intern(&mut term_ids, &mut postings, t), w));
-                    *len += u32::from(w);
-                });
-            };
-            add(&c.subject, SUBJECT_WEIGHT, &mut len);
-            add(&c.body, 1, &mut len);
-            for p in &c.paths {
-                add(&p.path, 1, &mut len);
-            }
-            counts.sort_unstable_by_key(|&(t, _)| t);
-            let mut k = 0;
-            while k < counts.len() {
-                let term = counts[k].0;
-                let mut tf = 0u16;
-                while k < counts.len() && counts[k].0 == term {
-                    tf = tf.saturating_add(counts[k].1);
-                    k += 1;
-                }
-                postings[term as usize].push((i, tf));
-            }
-            lengths.push(len);
-        }
+        let commits = &snapshot.commits;
+        // The lookups by id and path and the postings read the same records
+        // and share nothing: built side by side on two threads (opening a
+        // large history is this plus parsing the stored file).
+        let ((by_id, path_ids, by_path), (term_ids, postings, lengths)) =
+            std::thread::scope(|scope| {
+                let lookups = scope.spawn(|| lookups_of(commits));
+                let terms = postings_of(commits);
+                // A panic in the other thread is a bug here, not bad input:
+                // fall back to building the lookups on this one.
+                let lookups = lookups.join().unwrap_or_else(|_| lookups_of(commits));
+                (lookups, terms)
+            });
         let average_length = if lengths.is_empty() {
             1.0
         } else {
