@@ -12,6 +12,7 @@ use contextgraph_provider_workspace::serve::ServeArgs;
 use contextgraph_provider_workspace::WorkspaceProvider;
 
 use crate::commands::CommandError;
+use crate::terminal::{for_terminal, path_for_terminal};
 
 /// Arguments of `cgp index`.
 #[derive(Debug, Args)]
@@ -79,10 +80,11 @@ fn build(args: BuildArgs) -> Result<(), CommandError> {
     let _ = writeln!(
         std::io::stdout(),
         "wrote {} ({} bytes): artifact {}, {}, {} files, {} chunks{}",
-        args.out.display(),
+        path_for_terminal(&args.out),
         summary.bytes,
         summary.id,
-        m.commit,
+        // The branch name comes from the checkout's `.git/HEAD`.
+        for_terminal(&m.commit.to_string()),
         m.files,
         m.chunks,
         if m.model.is_some() {
@@ -100,14 +102,15 @@ fn verify(args: VerifyArgs) -> Result<(), CommandError> {
     let _ = writeln!(
         std::io::stdout(),
         "{}: ok: artifact {}, {}, {} files, {} chunks, written by {}{}",
-        args.artifact.display(),
+        path_for_terminal(&args.artifact),
         file.id_hex(),
-        m.commit,
+        // The manifest is the artifact file's text, not ours.
+        for_terminal(&m.commit.to_string()),
         m.files,
         m.chunks,
-        m.created_by,
+        for_terminal(&m.created_by),
         match &args.dir {
-            Some(d) => format!("; {} is at that commit", d.display()),
+            Some(d) => format!("; {} is at that commit", path_for_terminal(d)),
             None => String::new(),
         }
     );

@@ -359,3 +359,39 @@ fn index_read_only_reports_drifted_files_and_does_not_reindex_them() {
         "{log}"
     );
 }
+
+#[test]
+fn index_output_shows_a_hostile_branch_name_inert() {
+    // The branch name is the checkout's: `.git/HEAD` may name one holding an
+    // escape sequence (a window-title OSC) and a forged second line.
+    let co = Checkout::new();
+    let branch = "refs/heads/x\u{1b}]0;pwned\u{7}\nforged";
+    std::fs::write(co.dir().join(".git/HEAD"), format!("ref: {branch}\n")).unwrap();
+    std::fs::create_dir_all(co.dir().join(".git/refs/heads")).unwrap();
+    std::fs::write(co.dir().join(".git").join(branch), format!("{COMMIT}\n")).unwrap();
+    let built = co.build();
+    assert!(built.contains(COMMIT), "{built}");
+    assert!(
+        !built.contains('\u{1b}'),
+        "raw ESC reached stdout: {built:?}"
+    );
+    assert_eq!(built.trim_end().lines().count(), 1, "{built:?}");
+    let verify = co
+        .cgp()
+        .args(["index", "verify"])
+        .arg(co.artifact())
+        .arg(co.dir())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&verify.stdout);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    assert!(!said.contains('\u{1b}'), "raw ESC reached stdout: {said:?}");
+    assert!(
+        said.contains("\\u{1B}") || said.contains("\\u001B") || said.contains("\\u{1b}"),
+        "{said:?}"
+    );
+}

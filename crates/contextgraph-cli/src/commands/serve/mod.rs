@@ -8,9 +8,22 @@ pub mod http;
 mod read_only;
 mod workspace;
 
+use std::io::Write as _;
+
 use clap::{Args, Subcommand};
 
 use super::CommandError;
+
+/// A line for a person on stderr (stdout carries only protocol messages),
+/// through the terminal rule: a file or directory name, a ref name or an
+/// error quoting one cannot send an escape sequence to the terminal.
+fn diag(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        crate::terminal::lines_for_terminal(&text.to_string())
+    );
+}
 
 /// Arguments of `cgp serve`.
 #[derive(Debug, Args)]

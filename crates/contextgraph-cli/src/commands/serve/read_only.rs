@@ -6,7 +6,6 @@
 //! until the index is loaded, 200 after, with the commit, the artifact id
 //! and the counts.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +13,7 @@ use contextgraph_provider_sdk::serve_stdio;
 use contextgraph_provider_workspace::serve::ServeArgs;
 use contextgraph_provider_workspace::{WorkspaceProvider, PROVIDER_NAME};
 
+use super::diag;
 use super::http::{serve_http_with, HttpFlags};
 use crate::commands::CommandError;
 
@@ -42,10 +42,6 @@ impl Health {
         })
         .to_string()
     }
-}
-
-fn diag(text: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 /// Serve `args.dir` read-only from `artifact`, over stdio or HTTP.
@@ -80,7 +76,8 @@ pub fn run(args: &ServeArgs, artifact: &Path, http: &HttpFlags) -> Result<(), Co
                 diag(format_args!(
                     "{PROVIDER_NAME}: warning: {} file(s) differ from the artifact and are not re-indexed (read-only): {}",
                     drift.len(),
-                    drift.summary(10)
+                    // One line, whatever the names hold.
+                    crate::terminal::for_terminal(&drift.summary(10))
                 ));
             }
             drift_health

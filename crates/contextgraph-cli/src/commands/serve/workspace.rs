@@ -4,7 +4,6 @@
 //! is opened the same way (cache, progress, watcher, background refresh) and the
 //! provider is handed to the HTTP server instead.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use clap::Args;
 use contextgraph_provider_workspace::serve::{keep_fresh, serve, ServeArgs};
 use contextgraph_provider_workspace::{IndexSource, WorkspaceProvider, PROVIDER_NAME};
 
+use super::diag;
 use super::http::{serve_http, HttpFlags};
 use crate::commands::CommandError;
 
@@ -45,10 +45,6 @@ pub struct WorkspaceArgs {
     /// HTTP serving (stdio without `--http`).
     #[command(flatten)]
     pub http: HttpFlags,
-}
-
-fn diag(text: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 /// Serve the workspace over stdio, or over HTTP with `--http`.
