@@ -292,22 +292,20 @@ fn provider(
             }
         }
     }
+    // The built-in providers whose `dir` is optional (the working tree).
+    let optional_dir = || {
+        raw.dir
+            .as_ref()
+            .map(|d| ctx.path_value(d, "dir"))
+            .transpose()
+            .map_err(|e| rekey(e, key("dir")))
+    };
     let kind = match kind {
         "workspace" => ProviderKind::Workspace {
-            dir: raw
-                .dir
-                .as_ref()
-                .map(|d| ctx.path_value(d, "dir"))
-                .transpose()
-                .map_err(|e| rekey(e, key("dir")))?,
+            dir: optional_dir()?,
         },
         "history" => ProviderKind::History {
-            dir: raw
-                .dir
-                .as_ref()
-                .map(|d| ctx.path_value(d, "dir"))
-                .transpose()
-                .map_err(|e| rekey(e, key("dir")))?,
+            dir: optional_dir()?,
         },
         "docs" => {
             let Some(dir) = &raw.dir else {

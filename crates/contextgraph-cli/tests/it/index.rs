@@ -57,6 +57,16 @@ fn stdio_session(mut command: Command) -> Vec<u8> {
     out.stdout
 }
 
+/// The lines of a session's output, sorted (answers carry their query's id).
+fn sorted_lines(out: &[u8]) -> Vec<String> {
+    let mut lines: Vec<String> = String::from_utf8_lossy(out)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
 fn local_serve(co: &Checkout) -> Command {
     let mut c = co.cgp();
     c.args(["serve", "workspace", "--quiet", "--refresh-secs", "0"])
@@ -110,13 +120,7 @@ fn index_artifact_round_trip_builds_verifies_and_serves_the_local_frames() {
     );
     let id = built_id(&built);
 
-    let verify = co
-        .cgp()
-        .args(["index", "verify"])
-        .arg(co.artifact())
-        .arg(co.dir())
-        .output()
-        .unwrap();
+    let verify = co.verify(true);
     let said = String::from_utf8_lossy(&verify.stdout);
     assert!(
         verify.status.success(),
@@ -141,9 +145,11 @@ fn index_artifact_round_trip_builds_verifies_and_serves_the_local_frames() {
         "the fixture query finds its function: {}",
         String::from_utf8_lossy(&local)
     );
+    // Queries are answered concurrently, so answers may come in another
+    // order (each names its query's id): the same lines, byte for byte.
     assert_eq!(
-        String::from_utf8_lossy(&served),
-        String::from_utf8_lossy(&local),
+        sorted_lines(&served),
+        sorted_lines(&local),
         "a replica serves the local frames"
     );
 
@@ -176,12 +182,7 @@ fn index_artifact_with_a_flipped_byte_is_refused_by_verify_and_serve() {
         let mut bad = good.clone();
         bad[at] ^= 0x20;
         std::fs::write(co.artifact(), &bad).unwrap();
-        let verify = co
-            .cgp()
-            .args(["index", "verify"])
-            .arg(co.artifact())
-            .output()
-            .unwrap();
+        let verify = co.verify(false);
         let err = String::from_utf8_lossy(&verify.stderr);
         assert_eq!(verify.status.code(), Some(1), "byte {at}: {err}");
         assert!(
@@ -208,13 +209,7 @@ fn index_artifact_for_another_commit_is_refused() {
     let co = Checkout::new();
     co.build();
     co.set_commit(OTHER_COMMIT);
-    let verify = co
-        .cgp()
-        .args(["index", "verify"])
-        .arg(co.artifact())
-        .arg(co.dir())
-        .output()
-        .unwrap();
+    let verify = co.verify(true);
     let err = String::from_utf8_lossy(&verify.stderr);
     assert_eq!(verify.status.code(), Some(1), "{err}");
     assert!(
@@ -222,12 +217,7 @@ fn index_artifact_for_another_commit_is_refused() {
         "names both: {err}"
     );
     // Without a checkout, the file itself is sound.
-    let alone = co
-        .cgp()
-        .args(["index", "verify"])
-        .arg(co.artifact())
-        .output()
-        .unwrap();
+    let alone = co.verify(false);
     assert!(
         alone.status.success(),
         "{}",
@@ -376,13 +366,7 @@ fn index_output_shows_a_hostile_branch_name_inert() {
         "raw ESC reached stdout: {built:?}"
     );
     assert_eq!(built.trim_end().lines().count(), 1, "{built:?}");
-    let verify = co
-        .cgp()
-        .args(["index", "verify"])
-        .arg(co.artifact())
-        .arg(co.dir())
-        .output()
-        .unwrap();
+    let verify = co.verify(true);
     let said = String::from_utf8_lossy(&verify.stdout);
     assert!(
         verify.status.success(),

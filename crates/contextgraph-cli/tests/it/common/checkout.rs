@@ -90,6 +90,17 @@ impl Checkout {
         c
     }
 
+    /// `cgp index verify co.cgpidx [co]` (with the checkout when
+    /// `with_dir`), whatever its outcome.
+    pub fn verify(&self, with_dir: bool) -> std::process::Output {
+        let mut command = self.cgp();
+        command.args(["index", "verify"]).arg(self.artifact());
+        if with_dir {
+            command.arg(self.dir());
+        }
+        command.output().unwrap()
+    }
+
     /// `cgp index build co --out co.cgpidx`, which must succeed; its stdout.
     pub fn build(&self) -> String {
         let out = self
