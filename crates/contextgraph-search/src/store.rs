@@ -93,8 +93,11 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// `namespace X;` qualify what follows, a Swift extension is
 /// `extension T`, an Elixir `defimpl P, for: T` is `P.T`, and Swift calls
 /// on the right of an operator are edges, so a version 7 index would keep
-/// the old chunk ids and names of those files.
-pub const FORMAT_VERSION: u32 = 8;
+/// the old chunk ids and names of those files. Version 9: definitions
+/// inside a parse error's recovery are symbols (an ERROR node is walked),
+/// so a version 8 index would keep those files, or the part of them after
+/// the error, as line windows.
+pub const FORMAT_VERSION: u32 = 9;
 
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 pub(crate) const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";

@@ -342,6 +342,52 @@ fn a_file_with_several_matching_chunks_beats_a_file_with_one() {
     assert_first(&off, goal, "src/misc.rs", "");
 }
 
+/// Pasted text is found where it is written: the coherence step lifts a
+/// file by how much of it matches the goal, but for an error message held
+/// verbatim by one chunk, a sibling file whose two chunks hold its words
+/// out of order is no better an answer. For pasted text the share stays at
+/// 0.25 (`PASTED_COHERENCE_SHARE`) where other goals get 0.5; at 0.5 the
+/// sibling wins here, as error-message goals lost their raisers on the
+/// generated benchmark set.
+#[test]
+fn a_pasted_error_message_finds_its_raiser_over_a_file_sharing_its_words() {
+    let f = Fixture::empty();
+    f.write(
+        "src/raise.rs",
+        "pub fn check(n: u32) -> Result<u32, String> {\n    if n == 0 {\n        return Err(\"connection reset while reading the frame header\".into());\n    }\n    Ok(n)\n}\n",
+    );
+    f.write(
+        "src/frames.rs",
+        "/// Read the frame header from the connection.\npub fn frame_step_0(x: u32) -> u32 {\n    x\n}\n\n\
+         /// Step the frame header of the connection is reset while reading.\npub fn frame_step_1(x: u32) -> u32 {\n    x + 1\n}\n",
+    );
+    // Unrelated files, so that the goal's words are rare as in a real tree.
+    for (i, word) in [
+        "pixel", "colour", "palette", "shade", "gamma", "alpha", "blend", "canvas", "stroke",
+        "fill", "brush", "layer",
+    ]
+    .iter()
+    .enumerate()
+    {
+        f.write(
+            &format!("src/paint_{i}.rs"),
+            &format!("/// Paint the {word} of a widget.\npub fn paint_{word}(x: u32) -> u32 {{\n    x * {i}\n}}\n"),
+        );
+    }
+    let goal = "connection reset while reading the frame header";
+    let (on, off) = files_with_and_without(&f, goal, "pasted_coherence");
+    assert_eq!(
+        on.first().map(String::as_str),
+        Some("src/raise.rs"),
+        "{on:?}"
+    );
+    assert_eq!(
+        off.first().map(String::as_str),
+        Some("src/frames.rs"),
+        "with the full share the sibling wins: {off:?}"
+    );
+}
+
 #[test]
 fn one_file_cannot_fill_the_answer() {
     let f = Fixture::empty();
@@ -379,12 +425,9 @@ fn one_file_cannot_fill_the_answer() {
 /// goal's.
 #[test]
 fn the_semantic_signal_finds_code_that_shares_no_word_with_the_goal() {
-    let f = Fixture::empty();
-    f.write("src/backoff.rs", RECONNECT);
-    f.write(
-        "src/colour.rs",
-        "/// Blend the colours of a server pixel with the palette and return the mixed shade.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}\n",
-    );
+    // The short comment's filler (see `NEAR_IN_MEANING_FILLER`): long
+    // enough that the signal overturns its lead, which stands without it.
+    let f = near_in_meaning_fixture_with(1, 13);
     let goal = "try again later when the server does not answer";
     let open = |semantic: bool| {
         let mut options = f.options();
@@ -564,15 +607,39 @@ fn a_file_far_below_the_best_is_left_out_not_used_to_fill_the_budget() {
 /// and a short comment that holds the question's one shared word
 /// (`server`) `repeats` times: lexically the comment wins.
 fn near_in_meaning_fixture(repeats: usize) -> Fixture {
+    near_in_meaning_fixture_with(repeats, NEAR_IN_MEANING_FILLER)
+}
+
+/// Words of the short comment after its `server`s: they set how large the
+/// comment's lexical lead is (a longer chunk scores less per word under
+/// BM25's length normalisation), so each test below sits where the step it
+/// is about decides the first file. Chosen when BM25 became k1 = 1.5,
+/// b = 1 and the coherence share 0.5 (issue 24), which widened the lead of
+/// a short chunk holding the goal's one shared word.
+const NEAR_IN_MEANING_FILLER: usize = 9;
+
+/// [`near_in_meaning_fixture`] with the first `filler` of
+/// [`FILLER_WORDS`] after the comment's `server`s.
+fn near_in_meaning_fixture_with(repeats: usize, filler: usize) -> Fixture {
     let f = Fixture::empty();
     f.write("src/backoff.rs", RECONNECT);
     let comment = vec!["server"; repeats].join(", ");
+    let words: String = FILLER_WORDS[..filler]
+        .iter()
+        .map(|w| format!(" {w}"))
+        .collect();
     f.write(
         "src/colour.rs",
-        &format!("/// A {comment} pixel.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {{\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}}\n"),
+        &format!("/// A {comment} pixel{words}.\npub fn blend_pixel_colours(a: u8, palette: u8) -> u8 {{\n    let mixed_shade = a / 2 + palette / 2;\n    mixed_shade\n}}\n"),
     );
     f
 }
+
+/// Words none of the tests' goals hold, for the short comment.
+const FILLER_WORDS: [&str; 16] = [
+    "with", "the", "palette", "shade", "tone", "mixed", "display", "rounding", "darker", "colour",
+    "space", "gamma", "linear", "blend", "alpha", "channel",
+];
 
 const RETRY_QUESTION: &str = "how do we try again later when the server does not answer?";
 

@@ -14,6 +14,11 @@ pub struct RerankSignals {
     pub coherence: bool,
     /// Step 5.
     pub saturation: bool,
+    /// Step 4 for pasted text (a goal some candidate holds as an exact
+    /// phrase): the coherence share stays at `PASTED_COHERENCE_SHARE`
+    /// (0.25) instead of `COHERENCE_SHARE` (0.5), since where the text is
+    /// written is the answer. Off, pasted text gets the full share.
+    pub pasted_coherence: bool,
     /// Step 4's division by the file's chunk count (to the power `FOCUS_EXPONENT`, 0.25).
     pub file_focus: bool,
     /// The file-name share of the lexical stage's path signal
@@ -67,6 +72,7 @@ impl Default for RerankSignals {
             definitions: true,
             roles: true,
             coherence: true,
+            pasted_coherence: true,
             saturation: true,
             file_focus: true,
             file_name: true,
@@ -89,6 +95,7 @@ impl RerankSignals {
         definitions: false,
         roles: false,
         coherence: false,
+        pasted_coherence: false,
         saturation: false,
         file_focus: false,
         file_name: false,
@@ -178,6 +185,7 @@ impl RerankSignals {
             "definitions" => &mut self.definitions,
             "roles" => &mut self.roles,
             "coherence" => &mut self.coherence,
+            "pasted_coherence" => &mut self.pasted_coherence,
             "saturation" => &mut self.saturation,
             "file_focus" => &mut self.file_focus,
             "file_name" => &mut self.file_name,
@@ -206,6 +214,7 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "definitions",
     "roles",
     "coherence",
+    "pasted_coherence",
     "saturation",
     "file_focus",
     "file_name",

@@ -336,10 +336,16 @@ impl<'s> Cx<'s> {
                             statement_scope = true;
                         }
                         self.find_defs(child, scope, parent, depth + 1);
-                    } else if self.spec.descend.contains(&child.kind()) {
+                    } else if self.spec.descend.contains(&child.kind()) || child.is_error() {
                         // Definitions hide inside wrappers and preprocessor
                         // blocks; statement bodies of top-level code are
-                        // walked too (cheap).
+                        // walked too (cheap). An ERROR node is walked as
+                        // well: where the grammar lost its way (jq's
+                        // `builtin.c` after an `#ifdef alloca` dance, a C#
+                        // file with an unsafe construct) the parser's
+                        // recovery still holds whole, valid definitions
+                        // inside it, and skipping it made the rest of the
+                        // file line windows without a symbol.
                         self.find_defs(child, scope, parent, depth + 1);
                     }
                 }
@@ -520,6 +526,50 @@ mod tests {
                 parse_within(lang, "x\n", 10).is_some(),
                 "{lang:?}: the parser serves the next file"
             );
+        }
+    }
+
+    /// jq's `builtin.c` opens with an `#ifdef` ladder around `alloca` that
+    /// the C grammar cannot parse: everything after it is one ERROR node,
+    /// and its 79 functions were line windows. The parser's recovery keeps
+    /// whole definitions inside the ERROR node; they are symbols.
+    #[test]
+    fn definitions_inside_a_parse_error_are_symbols() {
+        let text = "#include <stdlib.h>\n\
+            #ifdef HAVE_ALLOCA_H\n\
+            # include <alloca.h>\n\
+            #elif !defined alloca\n\
+            # ifdef __GNUC__\n\
+            #  define alloca __builtin_alloca\n\
+            # elif !defined HAVE_ALLOCA\n\
+            #  ifdef  __cplusplus\n\
+            extern \"C\"\n\
+            #  endif\n\
+            void *alloca (size_t);\n\
+            # endif\n\
+            #endif\n\
+            #include <assert.h>\n\
+            \n\
+            static int type_error(int bad, const char *msg) {\n\
+            \x20 return bad + (msg != 0);\n\
+            }\n\
+            \n\
+            static int f_plus(int a, int b) {\n\
+            \x20 return a + b;\n\
+            }\n";
+        let tree = parse(Language::C, text).expect("parses");
+        assert!(
+            tree.root_node().has_error(),
+            "the fixture must provoke the parse error it is about"
+        );
+        let lines = LineIndex::new(text);
+        let chunks = chunk_code("src/builtin.c", Language::C, text, &lines).expect("chunked");
+        for (name, start, end) in [("type_error", 16, 18), ("f_plus", 20, 22)] {
+            let c = chunks
+                .iter()
+                .find(|c| c.symbol.as_ref().is_some_and(|s| s.name == name))
+                .unwrap_or_else(|| panic!("{name} is a symbol: {chunks:#?}"));
+            assert_eq!((c.start_line, c.end_line), (start, end), "{name}");
         }
     }
 
