@@ -1,0 +1,286 @@
+//! The binary stored index (`history.idx`): what is read back is what was
+//! built, answers from it are byte-identical to a fresh build's, and a
+//! damaged, foreign or hostile file is a typed error and a rebuild. (The
+//! story's commits add, modify, rename and delete: every kind of change
+//! is stored.)
+
+use contextgraph_provider_history::index_file::{self, IndexFileError, FORMAT, MAX_FILE_BYTES};
+use contextgraph_provider_history::search::Searchable;
+use contextgraph_provider_history::store::{Store, Stored, LEGACY_FORMAT};
+use contextgraph_provider_history::{indexer, HistoryOptions, HistoryProvider};
+use contextgraph_search::CacheLocation;
+
+use crate::repo::{ask, ask_raw, story, TestRepo};
+
+/// The header's fields this test rewrites (see `index_file`'s layout).
+const FORMAT_AT: usize = 8;
+const CHECKSUM_AT: usize = 16;
+const SECTIONS_AT: usize = 24;
+const HEADER: usize = 64;
+
+/// The index built from `r`'s repository in memory.
+fn built(r: &TestRepo) -> Searchable {
+    let (snapshot, _) = indexer::build(&r.repo, &r.root(), None, indexer::DEFAULT_CAP)
+        .expect("build")
+        .expect("commits");
+    Searchable::new(snapshot)
+}
+
+/// `bytes` with its checksum recomputed: a file written to look valid.
+fn rechecksummed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&bytes[HEADER..]);
+    bytes[CHECKSUM_AT..CHECKSUM_AT + 4].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+/// Where section `i` (meta, records, lengths, terms, paths) starts.
+fn section_start(bytes: &[u8], i: usize) -> usize {
+    HEADER
+        + (0..i)
+            .map(|k| {
+                let at = SECTIONS_AT + 8 * k;
+                u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
+            })
+            .sum::<usize>()
+}
+
+fn decode(bytes: &[u8]) -> Result<Searchable, IndexFileError> {
+    index_file::decode(bytes, std::path::Path::new("history.idx"), "/tree")
+}
+
+#[test]
+fn what_is_read_back_equals_a_fresh_build() {
+    let r = TestRepo::new();
+    story(&r);
+    let fresh = built(&r);
+    let loaded = decode(&index_file::encode(&fresh, "/tree")).expect("decode");
+    assert_eq!(loaded, fresh);
+}
+
+#[test]
+fn answers_from_the_stored_index_are_byte_identical_to_a_fresh_build() {
+    let r = TestRepo::new();
+    story(&r);
+    let uncached = HistoryProvider::open(
+        r.dir.path(),
+        HistoryOptions {
+            cache: CacheLocation::Disabled,
+            ..HistoryOptions::default()
+        },
+    )
+    .expect("open");
+    // Built and written on first use, then read back by a second open.
+    assert_eq!(r.open().commits(), 8);
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    assert!(file.exists());
+    let warm = r.open();
+    let goals = [
+        "why does the retry loop back off",
+        "when was the config parser changed",
+        "history: legacy shim src/lib.rs",
+        "what changed in src/net.rs:5",
+        "history: nothing matches zzzz",
+    ];
+    for goal in goals {
+        let want = serde_json::to_string(&ask(&uncached, goal)).expect("json");
+        let got = serde_json::to_string(&ask(&warm, goal)).expect("json");
+        assert_eq!(got, want, "{goal}");
+        let want = serde_json::to_string(&ask_raw(&uncached, goal)).expect("json");
+        let got = serde_json::to_string(&ask_raw(&warm, goal)).expect("json");
+        assert_eq!(got, want, "{goal}");
+    }
+    assert_eq!(warm.last_build().commits_read, 0);
+}
+
+#[test]
+fn a_file_cut_at_any_length_is_an_error_not_a_panic() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    for len in 0..bytes.len() {
+        let err = decode(&bytes[..len]).expect_err("truncated");
+        assert!(
+            matches!(
+                err,
+                IndexFileError::Corrupt { .. } | IndexFileError::Format { .. }
+            ),
+            "{len}: {err}"
+        );
+    }
+    assert!(decode(&bytes).is_ok());
+}
+
+#[test]
+fn a_flipped_byte_fails_the_checksum() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    for at in (HEADER..bytes.len()).step_by(7) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        match decode(&bad) {
+            Err(IndexFileError::Corrupt { what, .. }) => assert_eq!(what, "checksum mismatch"),
+            other => panic!("byte {at}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn another_format_or_no_index_at_all_is_a_format_error() {
+    let r = TestRepo::new();
+    story(&r);
+    let mut bytes = index_file::encode(&built(&r), "/tree");
+    bytes[FORMAT_AT..FORMAT_AT + 4].copy_from_slice(&(FORMAT + 1).to_le_bytes());
+    let err = decode(&bytes).expect_err("newer format");
+    assert!(
+        matches!(&err, IndexFileError::Format { found, .. } if found == &format!("format {}", FORMAT + 1)),
+        "{err}"
+    );
+    let err = decode(br#"{"format":1,"root":"/tree","head":"","commits":[]} and more bytes to pass the header size"#)
+        .expect_err("json");
+    assert!(matches!(err, IndexFileError::Format { .. }), "{err}");
+    assert!(err.to_string().contains("history.idx"), "{err}");
+    assert!(err.to_string().contains("rebuilding"), "{err}");
+}
+
+#[test]
+fn an_index_of_another_working_tree_is_not_used() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/elsewhere");
+    let err = decode(&bytes).expect_err("other tree");
+    assert!(
+        matches!(&err, IndexFileError::OtherTree { found, .. } if found == "/elsewhere"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hostile_counts_behind_a_valid_checksum_are_refused_before_allocating() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    // Each count set to u32::MAX: without the bound this would allocate
+    // gigabytes; the section cannot hold that many items.
+    for section in 1..5 {
+        let at = section_start(&bytes, section);
+        let mut bad = bytes.clone();
+        bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let err = decode(&rechecksummed(bad)).expect_err("huge count");
+        assert!(matches!(err, IndexFileError::Corrupt { .. }), "{err}");
+    }
+    // A string length past the end of the file (the records' first id).
+    let at = section_start(&bytes, 1) + 4;
+    let mut bad = bytes.clone();
+    bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let err = decode(&rechecksummed(bad)).expect_err("huge string");
+    assert!(matches!(err, IndexFileError::Corrupt { .. }), "{err}");
+    // Section lengths that do not add up to the file.
+    let mut bad = bytes.clone();
+    bad[SECTIONS_AT..SECTIONS_AT + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let err = decode(&bad).expect_err("lengths");
+    assert!(matches!(err, IndexFileError::Corrupt { .. }), "{err}");
+}
+
+#[test]
+fn a_posting_past_the_last_commit_is_refused() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    // The first term: its length, its bytes, its posting count, then the
+    // first posting's commit position.
+    let terms = section_start(&bytes, 3) + 4;
+    let term_len = u32::from_le_bytes(bytes[terms..terms + 4].try_into().expect("4")) as usize;
+    let at = terms + 4 + term_len + 4;
+    let mut bad = bytes.clone();
+    bad[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
+    match decode(&rechecksummed(bad)) {
+        Err(IndexFileError::Corrupt { what, .. }) => {
+            assert_eq!(what, "a posting past the last commit")
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same for a path's commit list (the first path's first commit).
+    let paths = section_start(&bytes, 4) + 4;
+    let path_len = u32::from_le_bytes(bytes[paths..paths + 4].try_into().expect("4")) as usize;
+    let at = paths + 4 + path_len + 4;
+    let mut bad = bytes.clone();
+    bad[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
+    match decode(&rechecksummed(bad)) {
+        Err(IndexFileError::Corrupt { what, .. }) => {
+            assert_eq!(what, "a path's commit past the last commit")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_damaged_file_on_disk_is_rebuilt_and_rewritten() {
+    let r = TestRepo::new();
+    story(&r);
+    let want = serde_json::to_string(&ask(&r.open(), "retry loop")).expect("json");
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    let good = std::fs::read(&file).expect("index");
+    std::fs::write(&file, &good[..good.len() / 2]).expect("truncate");
+    let reopened = r.open();
+    assert_eq!(
+        serde_json::to_string(&ask(&reopened, "retry loop")).expect("json"),
+        want
+    );
+    assert_eq!(reopened.last_build().commits_read, 8, "rebuilt whole");
+    let store = Store::new(file.parent().expect("dir"), &r.root());
+    assert!(matches!(store.load(), Ok(Some(Stored::Index(_)))));
+}
+
+#[test]
+fn a_file_larger_than_the_bound_is_not_read() {
+    let r = TestRepo::new();
+    story(&r);
+    assert_eq!(r.open().commits(), 8);
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    // Sparse: no disk space is used, and nothing may read it whole.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .and_then(|f| f.set_len(MAX_FILE_BYTES + 1))
+        .expect("grow");
+    let store = Store::new(file.parent().expect("dir"), &r.root());
+    let err = store.load().expect_err("too large");
+    assert!(matches!(err, IndexFileError::TooLarge { .. }), "{err}");
+    // The provider still answers (rebuilt) and replaces the file.
+    assert_eq!(r.open().commits(), 8);
+    assert!(std::fs::metadata(&file).expect("file").len() < 1 << 20);
+}
+
+#[test]
+fn a_legacy_json_index_is_converted_and_removed() {
+    let r = TestRepo::new();
+    story(&r);
+    let want = serde_json::to_string(&ask(&r.open(), "retry loop")).expect("json");
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    let store = Store::new(file.parent().expect("dir"), &r.root());
+    let Ok(Some(Stored::Index(index))) = store.load() else {
+        panic!("no stored index");
+    };
+    // What an older version wrote: records only, as JSON, and no binary file.
+    let mut legacy = serde_json::to_value(&index.snapshot).expect("json");
+    legacy["format"] = LEGACY_FORMAT.into();
+    legacy["root"] = r.root().to_string_lossy().into_owned().into();
+    std::fs::write(
+        store.legacy_file(),
+        serde_json::to_vec(&legacy).expect("json"),
+    )
+    .expect("write");
+    std::fs::remove_file(&file).expect("rm");
+    assert!(matches!(store.load(), Ok(Some(Stored::Legacy(_)))));
+    let reopened = r.open();
+    assert_eq!(
+        serde_json::to_string(&ask(&reopened, "retry loop")).expect("json"),
+        want
+    );
+    // Nothing re-read from the repository: the JSON was the starting point.
+    assert_eq!(reopened.last_build().commits_read, 0);
+    assert!(file.exists(), "converted");
+    assert!(!store.legacy_file().exists(), "legacy file left behind");
+    assert!(matches!(store.load(), Ok(Some(Stored::Index(_)))));
+}
