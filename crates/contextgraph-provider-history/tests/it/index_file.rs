@@ -284,3 +284,133 @@ fn a_legacy_json_index_is_converted_and_removed() {
     assert!(!store.legacy_file().exists(), "legacy file left behind");
     assert!(matches!(store.load(), Ok(Some(Stored::Index(_)))));
 }
+
+/// The five sections of a stored index, to rewrite one and reassemble.
+fn sections(bytes: &[u8]) -> Vec<Vec<u8>> {
+    (0..5)
+        .map(|i| bytes[section_start(bytes, i)..section_start(bytes, i + 1)].to_vec())
+        .collect()
+}
+
+/// A well-formed file (header, lengths, checksum) around `sections`.
+fn assembled(template: &[u8], sections: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = template[..HEADER].to_vec();
+    for (i, s) in sections.iter().enumerate() {
+        let at = SECTIONS_AT + 8 * i;
+        out[at..at + 8].copy_from_slice(&(s.len() as u64).to_le_bytes());
+    }
+    for s in sections {
+        out.extend_from_slice(s);
+    }
+    rechecksummed(out)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// The reason a file written to look valid is refused.
+fn refusal(bytes: &[u8]) -> String {
+    match decode(bytes) {
+        Err(IndexFileError::Corrupt { what, .. }) => what,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn inconsistent_sections_behind_a_valid_checksum_are_refused() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    let good = sections(&bytes);
+    assert_eq!(decode(&assembled(&bytes, &good)).expect("same"), built(&r));
+
+    // One commit length fewer than there are commits.
+    let mut s = good.clone();
+    let n = u32_at(&s[2], 0);
+    let shorter = s[2].len() - 4;
+    s[2].truncate(shorter);
+    s[2][..4].copy_from_slice(&(n - 1).to_le_bytes());
+    assert_eq!(
+        refusal(&assembled(&bytes, &s)),
+        "a commit length count that is not the commit count"
+    );
+
+    // A byte after the end of a section.
+    let mut s = good.clone();
+    s[0].push(0);
+    assert_eq!(
+        refusal(&assembled(&bytes, &s)),
+        "bytes after the end of a section"
+    );
+
+    // A flag that is not 0 or 1 (`truncated`, after the root and the head).
+    let mut s = good.clone();
+    let root = 4 + u32_at(&s[0], 0) as usize;
+    let flag = root + 4 + u32_at(&s[0], root) as usize;
+    s[0][flag] = 2;
+    assert_eq!(
+        refusal(&assembled(&bytes, &s)),
+        "a flag that is neither 0 nor 1"
+    );
+
+    // A term listed twice, and a term whose postings go backwards.
+    for (term, postings, want) in [
+        ("zzdup", vec![(0u32, 1u16)], None),
+        (
+            "zzback",
+            vec![(1, 1), (0, 1)],
+            Some("postings out of order"),
+        ),
+    ] {
+        let mut s = good.clone();
+        let count = u32_at(&s[3], 0);
+        let mut entry = Vec::new();
+        entry.extend_from_slice(&(term.len() as u32).to_le_bytes());
+        entry.extend_from_slice(term.as_bytes());
+        entry.extend_from_slice(&(postings.len() as u32).to_le_bytes());
+        for (pos, tf) in postings {
+            entry.extend_from_slice(&pos.to_le_bytes());
+            entry.extend_from_slice(&tf.to_le_bytes());
+        }
+        let copies = if want.is_none() { 2 } else { 1 };
+        for _ in 0..copies {
+            s[3].extend_from_slice(&entry);
+        }
+        s[3][..4].copy_from_slice(&(count + copies).to_le_bytes());
+        assert_eq!(
+            refusal(&assembled(&bytes, &s)),
+            want.unwrap_or("a term listed twice")
+        );
+    }
+
+    // An unknown kind of change: the newest commit's first path's letter.
+    let mut s = good.clone();
+    let rec = &s[1];
+    let mut at = 4;
+    let skip_str = |at: &mut usize| *at += 4 + u32_at(rec, *at) as usize;
+    skip_str(&mut at); // id
+    skip_str(&mut at); // author
+    at += 16; // times
+    skip_str(&mut at); // subject
+    skip_str(&mut at); // body
+    at += 4 + 4 + 1 + 1; // parents, withheld, refused, boundary
+    assert!(u32_at(rec, at) > 0, "the newest commit changed a path");
+    at += 4;
+    skip_str(&mut at); // path
+    assert_eq!(rec[at], 0, "no rename");
+    at += 1;
+    s[1][at] = 9;
+    assert_eq!(refusal(&assembled(&bytes, &s)), "an unknown kind of change");
+}
+
+#[test]
+fn a_commit_listed_twice_is_refused() {
+    let r = TestRepo::new();
+    story(&r);
+    let mut index = built(&r);
+    let first = index.snapshot.commits[0].clone();
+    index.snapshot.commits.push(first);
+    let bytes = index_file::encode(&Searchable::new(index.snapshot), "/tree");
+    assert_eq!(refusal(&bytes), "a commit listed twice");
+}
