@@ -6,18 +6,22 @@
 //! Layout, all integers little-endian:
 //!
 //! ```text
-//! header (64 bytes)
+//! header (72 bytes)
 //!   magic        8 bytes  "CGPHIDX\0"
 //!   format       u32      FORMAT; any other is rebuilt
 //!   reserved     u32      0
 //!   checksum     u32      CRC-32 (IEEE) of everything after the header
 //!   reserved     u32      0
-//!   section      u64 × 5  byte lengths of the sections, in order:
+//!   section      u64 × 6  byte lengths of the sections, in order:
 //! meta      root (the working tree), head, truncated u8, shallow u8, unreadable u64
-//! records   count u32, then per commit: id, author, author_time i64,
-//!           commit_time i64, subject, body, parents u32, withheld u32,
-//!           refused u8, boundary u8, path count u32, per path: path,
-//!           from (u8 0/1 then the string), change u8 (A M D R = 0 1 2 3)
+//! records   the newer half of the commits (the first ⌈n/2⌉): count u32,
+//!           then per commit: id, author, author_time i64, commit_time i64,
+//!           subject, body, parents u32, withheld u32, refused u8,
+//!           boundary u8, path count u32, per path: path, from (u8 0/1
+//!           then the string), change u8 (A M D R = 0 1 2 3)
+//! records   the older half, the same way (two sections so that two
+//!           threads decode them side by side: the records are most of
+//!           the work of a warm open)
 //! lengths   count u32, then one u32 per commit: its weighted token count
 //! terms     count u32, then per term (in term-id order): the term, posting
 //!           count u32, per posting: commit position u32, frequency u16
@@ -47,10 +51,10 @@ pub const MAGIC: &[u8; 8] = b"CGPHIDX\0";
 pub const FORMAT: u32 = 2;
 
 /// The header's size in bytes.
-const HEADER_BYTES: usize = 64;
+const HEADER_BYTES: usize = 24 + 8 * SECTIONS;
 
 /// Number of sections after the header.
-const SECTIONS: usize = 5;
+const SECTIONS: usize = 6;
 
 /// Largest stored index read (a 100,000-commit history writes ≈ 40 MB;
 /// 200,000 commits, the cap, about twice that). A larger file is refused
@@ -226,37 +230,8 @@ pub fn encode(index: &Searchable, root: &str) -> Vec<u8> {
     meta.u8(u8::from(s.shallow));
     meta.u64(s.unreadable);
 
-    let mut records = Writer::default();
-    records.len(s.commits.len());
-    for c in &s.commits {
-        records.str(&c.id);
-        records.str(&c.author);
-        records.i64(c.author_time);
-        records.i64(c.commit_time);
-        records.str(&c.subject);
-        records.str(&c.body);
-        records.u32(c.parents);
-        records.u32(c.withheld);
-        records.u8(u8::from(c.refused));
-        records.u8(u8::from(c.boundary));
-        records.len(c.paths.len());
-        for p in &c.paths {
-            records.str(&p.path);
-            match &p.from {
-                Some(f) => {
-                    records.u8(1);
-                    records.str(f);
-                }
-                None => records.u8(0),
-            }
-            records.u8(match p.change {
-                Change::Added => 0,
-                Change::Modified => 1,
-                Change::Deleted => 2,
-                Change::Renamed => 3,
-            });
-        }
-    }
+    let (newer, older) = s.commits.split_at(s.commits.len().div_ceil(2));
+    let (newer, older) = (encode_records(newer), encode_records(older));
 
     let mut lengths = Writer::default();
     lengths.len(index.lengths.len());
@@ -291,7 +266,7 @@ pub fn encode(index: &Searchable, root: &str) -> Vec<u8> {
         }
     }
 
-    let sections = [meta.0, records.0, lengths.0, terms.0, paths.0];
+    let sections = [meta.0, newer, older, lengths.0, terms.0, paths.0];
     let body_len: usize = sections.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(HEADER_BYTES + body_len);
     out.extend_from_slice(MAGIC);
@@ -311,6 +286,43 @@ pub fn encode(index: &Searchable, root: &str) -> Vec<u8> {
         out.extend_from_slice(s);
     }
     out
+}
+
+/// One records section: a count, then each commit.
+fn encode_records(commits: &[CommitRecord]) -> Vec<u8> {
+    let mut records = Writer::default();
+    records.len(commits.len());
+    for c in commits {
+        records.str(&c.id);
+        records.str(&c.author);
+        records.i64(c.author_time);
+        records.i64(c.commit_time);
+        records.str(&c.subject);
+        records.str(&c.body);
+        records.u32(c.parents);
+        records.u32(c.withheld);
+        records.u8(u8::from(c.refused));
+        records.u8(u8::from(c.boundary));
+        records.len(c.paths.len());
+        for p in &c.paths {
+            records.str(&p.path);
+            match &p.from {
+                Some(f) => {
+                    records.u8(1);
+                    records.str(f);
+                }
+                None => records.u8(0),
+            }
+            records.u8(match p.change {
+                Change::Added => 0,
+                Change::Modified => 1,
+                Change::Deleted => 2,
+                Change::Renamed => 3,
+            });
+        }
+    }
+
+    records.0
 }
 
 /// The keys of an interning map listed by their ids (`0..n`).
@@ -382,7 +394,7 @@ pub fn decode(bytes: &[u8], file: &Path, root: &str) -> Result<Searchable, Index
         *s = head;
         rest = tail;
     }
-    let [meta, records, lengths, terms, paths] = sections;
+    let [meta, newer, older, lengths, terms, paths] = sections;
 
     let mut m = Reader {
         buf: meta,
@@ -401,28 +413,35 @@ pub fn decode(bytes: &[u8], file: &Path, root: &str) -> Result<Searchable, Index
     let unreadable = m.u64().map_err(corrupt)?;
     m.end().map_err(corrupt)?;
 
-    let (commits, terms_and_paths) = std::thread::scope(|scope| {
-        let postings = scope.spawn(|| -> Result<_, Bad> {
-            Ok((
-                decode_lengths(lengths)?,
-                decode_terms(terms)?,
-                decode_paths(paths)?,
-            ))
-        });
-        let commits = decode_records(records);
-        // A panic in the other thread is a bug here (every read above is
-        // checked), not bad input: decode the same sections on this one.
-        let rest = postings.join().unwrap_or_else(|_| {
-            Ok((
-                decode_lengths(lengths)?,
-                decode_terms(terms)?,
-                decode_paths(paths)?,
-            ))
-        });
-        (commits, rest)
+    // Three parts of similar size decoded side by side (the newer records
+    // here, the older ones and the postings on two threads). A panic in a
+    // thread is a bug here (every read is checked), not bad input: that
+    // part is then decoded on this thread.
+    let postings_of = || -> Result<_, Bad> {
+        Ok((
+            decode_lengths(lengths)?,
+            decode_terms(terms)?,
+            decode_paths(paths)?,
+        ))
+    };
+    let (newer, older, rest) = std::thread::scope(|scope| {
+        let older_job = scope.spawn(|| decode_records(older));
+        let rest_job = scope.spawn(postings_of);
+        let newer = decode_records(newer);
+        let older = older_job.join().unwrap_or_else(|_| decode_records(older));
+        let rest = rest_job.join().unwrap_or_else(|_| postings_of());
+        (newer, older, rest)
     });
-    let (commits, by_id) = commits.map_err(corrupt)?;
-    let (lengths, (term_ids, postings), (path_ids, by_path)) = terms_and_paths.map_err(corrupt)?;
+    let (mut commits, mut by_id) = newer.map_err(corrupt)?;
+    let (older, older_ids) = older.map_err(corrupt)?;
+    let offset = commits.len() as u32;
+    for (id, pos) in older_ids {
+        if by_id.insert(id, pos + offset).is_some() {
+            return Err(corrupt("a commit listed twice"));
+        }
+    }
+    commits.extend(older);
+    let (lengths, (term_ids, postings), (path_ids, by_path)) = rest.map_err(corrupt)?;
     let n = commits.len();
     if lengths.len() != n {
         return Err(corrupt(

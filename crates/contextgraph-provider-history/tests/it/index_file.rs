@@ -16,7 +16,7 @@ use crate::repo::{ask, ask_raw, story, TestRepo};
 const FORMAT_AT: usize = 8;
 const CHECKSUM_AT: usize = 16;
 const SECTIONS_AT: usize = 24;
-const HEADER: usize = 64;
+const HEADER: usize = 72;
 
 /// The index built from `r`'s repository in memory.
 fn built(r: &TestRepo) -> Searchable {
@@ -33,7 +33,8 @@ fn rechecksummed(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-/// Where section `i` (meta, records, lengths, terms, paths) starts.
+/// Where section `i` (meta, newer records, older records, lengths, terms,
+/// paths) starts.
 fn section_start(bytes: &[u8], i: usize) -> usize {
     HEADER
         + (0..i)
@@ -162,7 +163,7 @@ fn hostile_counts_behind_a_valid_checksum_are_refused_before_allocating() {
     let bytes = index_file::encode(&built(&r), "/tree");
     // Each count set to u32::MAX: without the bound this would allocate
     // gigabytes; the section cannot hold that many items.
-    for section in 1..5 {
+    for section in 1..6 {
         let at = section_start(&bytes, section);
         let mut bad = bytes.clone();
         bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -189,7 +190,7 @@ fn a_posting_past_the_last_commit_is_refused() {
     let bytes = index_file::encode(&built(&r), "/tree");
     // The first term: its length, its bytes, its posting count, then the
     // first posting's commit position.
-    let terms = section_start(&bytes, 3) + 4;
+    let terms = section_start(&bytes, 4) + 4;
     let term_len = u32::from_le_bytes(bytes[terms..terms + 4].try_into().expect("4")) as usize;
     let at = terms + 4 + term_len + 4;
     let mut bad = bytes.clone();
@@ -201,7 +202,7 @@ fn a_posting_past_the_last_commit_is_refused() {
         other => panic!("{other:?}"),
     }
     // The same for a path's commit list (the first path's first commit).
-    let paths = section_start(&bytes, 4) + 4;
+    let paths = section_start(&bytes, 5) + 4;
     let path_len = u32::from_le_bytes(bytes[paths..paths + 4].try_into().expect("4")) as usize;
     let at = paths + 4 + path_len + 4;
     let mut bad = bytes.clone();
@@ -285,9 +286,9 @@ fn a_legacy_json_index_is_converted_and_removed() {
     assert!(matches!(store.load(), Ok(Some(Stored::Index(_)))));
 }
 
-/// The five sections of a stored index, to rewrite one and reassemble.
+/// The six sections of a stored index, to rewrite one and reassemble.
 fn sections(bytes: &[u8]) -> Vec<Vec<u8>> {
-    (0..5)
+    (0..6)
         .map(|i| bytes[section_start(bytes, i)..section_start(bytes, i + 1)].to_vec())
         .collect()
 }
@@ -327,10 +328,10 @@ fn inconsistent_sections_behind_a_valid_checksum_are_refused() {
 
     // One commit length fewer than there are commits.
     let mut s = good.clone();
-    let n = u32_at(&s[2], 0);
-    let shorter = s[2].len() - 4;
-    s[2].truncate(shorter);
-    s[2][..4].copy_from_slice(&(n - 1).to_le_bytes());
+    let n = u32_at(&s[3], 0);
+    let shorter = s[3].len() - 4;
+    s[3].truncate(shorter);
+    s[3][..4].copy_from_slice(&(n - 1).to_le_bytes());
     assert_eq!(
         refusal(&assembled(&bytes, &s)),
         "a commit length count that is not the commit count"
@@ -364,7 +365,7 @@ fn inconsistent_sections_behind_a_valid_checksum_are_refused() {
         ),
     ] {
         let mut s = good.clone();
-        let count = u32_at(&s[3], 0);
+        let count = u32_at(&s[4], 0);
         let mut entry = Vec::new();
         entry.extend_from_slice(&(term.len() as u32).to_le_bytes());
         entry.extend_from_slice(term.as_bytes());
@@ -375,9 +376,9 @@ fn inconsistent_sections_behind_a_valid_checksum_are_refused() {
         }
         let copies = if want.is_none() { 2 } else { 1 };
         for _ in 0..copies {
-            s[3].extend_from_slice(&entry);
+            s[4].extend_from_slice(&entry);
         }
-        s[3][..4].copy_from_slice(&(count + copies).to_le_bytes());
+        s[4][..4].copy_from_slice(&(count + copies).to_le_bytes());
         assert_eq!(
             refusal(&assembled(&bytes, &s)),
             want.unwrap_or("a term listed twice")
@@ -408,9 +409,12 @@ fn inconsistent_sections_behind_a_valid_checksum_are_refused() {
 fn a_commit_listed_twice_is_refused() {
     let r = TestRepo::new();
     story(&r);
-    let mut index = built(&r);
-    let first = index.snapshot.commits[0].clone();
-    index.snapshot.commits.push(first);
-    let bytes = index_file::encode(&Searchable::new(index.snapshot), "/tree");
-    assert_eq!(refusal(&bytes), "a commit listed twice");
+    // Twice in the newer records, and once in each half.
+    for at in [1, 8] {
+        let mut index = built(&r);
+        let first = index.snapshot.commits[0].clone();
+        index.snapshot.commits.insert(at, first);
+        let bytes = index_file::encode(&Searchable::new(index.snapshot), "/tree");
+        assert_eq!(refusal(&bytes), "a commit listed twice", "{at}");
+    }
 }
