@@ -418,3 +418,24 @@ fn a_commit_listed_twice_is_refused() {
         assert_eq!(refusal(&bytes), "a commit listed twice", "{at}");
     }
 }
+
+#[test]
+fn a_legacy_json_index_that_does_not_parse_is_rebuilt_and_removed() {
+    let r = TestRepo::new();
+    story(&r);
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    assert_eq!(r.open().commits(), 8);
+    let store = Store::new(file.parent().expect("dir"), &r.root());
+    std::fs::write(store.legacy_file(), b"{\"format\":1,\"root\":").expect("write");
+    std::fs::remove_file(&file).expect("rm");
+    assert!(matches!(store.load(), Ok(None)));
+    let reopened = r.open();
+    assert_eq!(reopened.commits(), 8);
+    assert_eq!(
+        reopened.last_build().commits_read,
+        8,
+        "built from the repository"
+    );
+    assert!(file.exists());
+    assert!(!store.legacy_file().exists(), "legacy file left behind");
+}
