@@ -439,3 +439,113 @@ fn a_legacy_json_index_that_does_not_parse_is_rebuilt_and_removed() {
     assert!(file.exists());
     assert!(!store.legacy_file().exists(), "legacy file left behind");
 }
+
+/// A small deterministic generator (xorshift64*): the mutations below are
+/// the same on every run, so a failure names its iteration.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// `bytes` changed in one to three places, behind a recomputed checksum
+/// (a file written to look valid): a byte, a 32-bit count or position set
+/// to an extreme or random value, or the file cut short.
+fn mutated(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        match rng.below(4) {
+            0 => {
+                let at = HEADER + rng.below(out.len() - HEADER);
+                out[at] = rng.next() as u8;
+            }
+            1 | 2 => {
+                let at = HEADER + rng.below(out.len() - HEADER - 4);
+                let v = match rng.below(5) {
+                    0 => 0,
+                    1 => 1,
+                    2 => u32::MAX,
+                    3 => out.len() as u32,
+                    _ => rng.next() as u32,
+                };
+                out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            _ => {
+                let keep = HEADER + 8 + rng.below(out.len() - HEADER - 8);
+                out.truncate(keep);
+            }
+        }
+    }
+    rechecksummed(out)
+}
+
+/// Use a decoded index everywhere a query reads it.
+fn exercise(index: &Searchable) {
+    let words: Vec<String> = ["retry", "loop", "config", "src", "rs"]
+        .iter()
+        .map(|w| (*w).to_owned())
+        .collect();
+    std::hint::black_box(index.bm25(&words));
+    for p in ["src/net.rs", "src/settings.rs", ""] {
+        std::hint::black_box(index.touching(p));
+        std::hint::black_box(index.co_changed(p, 50, 10));
+    }
+    for pos in 0..index.len() as u32 + 2 {
+        if let Some(c) = index.commit(pos) {
+            assert_eq!(index.position(&c.id), Some(pos));
+        }
+    }
+}
+
+#[test]
+fn mutated_files_behind_a_valid_checksum_decode_or_are_refused_never_panic() {
+    let r = TestRepo::new();
+    story(&r);
+    let bytes = index_file::encode(&built(&r), "/tree");
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut opened, mut refused) = (0, 0);
+    for i in 0..2_000 {
+        let bad = mutated(&bytes, &mut rng);
+        match decode(&bad) {
+            Ok(index) => {
+                opened += 1;
+                exercise(&index);
+                // What opened re-encodes to a file that opens the same.
+                let again = decode(&index_file::encode(&index, "/tree"))
+                    .unwrap_or_else(|e| panic!("iteration {i}: {e}"));
+                assert_eq!(again, index, "iteration {i}");
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    // Both outcomes were reached: the mutations are neither all fatal nor
+    // all harmless (a byte inside a subject or a body opens fine).
+    assert!(
+        opened > 50 && refused > 50,
+        "{opened} opened, {refused} refused"
+    );
+}
+
+#[test]
+fn the_provider_answers_from_any_mutated_index_without_panicking() {
+    let r = TestRepo::new();
+    story(&r);
+    let file = r.open().index_file().expect("persisted").to_path_buf();
+    assert_eq!(r.open().commits(), 8);
+    let good = std::fs::read(&file).expect("index");
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for _ in 0..120 {
+        std::fs::write(&file, mutated(&good, &mut rng)).expect("write");
+        let p = r.open();
+        std::hint::black_box(ask(&p, "why does the retry loop back off src/net.rs:5"));
+        std::hint::black_box(p.notes());
+    }
+}
