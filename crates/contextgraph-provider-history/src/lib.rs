@@ -25,7 +25,8 @@
 //!
 //! Read-only, no network, no `git` binary: libgit2 through `git2` (see the
 //! README for why). The index is persisted beside the workspace index and
-//! brought up to date incrementally (see [`store`], [`indexer`]).
+//! brought up to date incrementally (see [`store`], [`index_file`],
+//! [`indexer`]).
 //!
 //! ```no_run
 //! use contextgraph_provider_history::{HistoryOptions, HistoryProvider};
@@ -43,6 +44,7 @@ pub mod anchor;
 pub mod blame;
 mod error;
 pub mod gate;
+pub mod index_file;
 pub mod indexer;
 pub mod limits;
 pub mod localization;

@@ -25,7 +25,7 @@ use crate::limits::{MAX_BLAMED_FILES, MAX_CANDIDATES, MAX_DIFF_BYTES_PER_REQUEST
 use crate::rank::{self, AnchorEvidence, BLAME_EVIDENCE, CO_CHANGE_EVIDENCE};
 use crate::render::{render, FrameKey, NotServed};
 use crate::search::Searchable;
-use crate::store::Store;
+use crate::store::{Store, Stored};
 use crate::{PROVIDER_NAME, PROVIDER_VERSION};
 
 /// Most history frames served by default for a goal without anchors that
@@ -88,6 +88,17 @@ struct Inner {
     /// [`HistoryProvider::ensure_loaded`]); the mutex orders first loads.
     loaded: Mutex<bool>,
     last_build: Mutex<BuildReport>,
+}
+
+/// Where the snapshot handed to [`HistoryProvider::refresh_from`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The index in memory (a refresh): nothing to install when current.
+    Memory,
+    /// The stored index (or none): installed; saved when it changed.
+    Store,
+    /// A legacy `history.json`: installed and always saved as `history.idx`.
+    Legacy,
 }
 
 impl std::fmt::Debug for HistoryProvider {
@@ -216,8 +227,30 @@ impl HistoryProvider {
         if *loaded {
             return;
         }
-        let previous = self.inner.store.as_ref().and_then(Store::load);
-        if let Err(e) = self.refresh_from(previous, true) {
+        let stored = match self.inner.store.as_ref().map(Store::load) {
+            None | Some(Ok(None)) => None,
+            Some(Ok(Some(stored))) => Some(stored),
+            Some(Err(e)) => {
+                eprintln!("{e}");
+                None
+            }
+        };
+        let result = match stored {
+            Some(Stored::Index(index)) => {
+                let current = indexer::head_id(&self.repo())
+                    .is_some_and(|h| index.snapshot.head == h.to_string());
+                if current {
+                    // The warm path: installed as read, nothing rebuilt.
+                    self.install(Arc::new(index), BuildReport::default());
+                    Ok(BuildReport::default())
+                } else {
+                    self.refresh_from(Some(index.snapshot), Origin::Store)
+                }
+            }
+            Some(Stored::Legacy(snapshot)) => self.refresh_from(Some(snapshot), Origin::Legacy),
+            None => self.refresh_from(None, Origin::Store),
+        };
+        if let Err(e) = result {
             eprintln!("{e}");
         }
         *loaded = true;
@@ -249,16 +282,16 @@ impl HistoryProvider {
         }
         let current = current.snapshot.clone();
         let previous = (!current.head.is_empty()).then_some(current);
-        self.refresh_from(previous, false)
+        self.refresh_from(previous, Origin::Memory)
     }
 
-    /// Bring `previous` up to `HEAD` and install it; `from_store`: it was
-    /// just loaded from disk (installed even when current, and not written
-    /// back unless it changed).
+    /// Bring `previous` up to `HEAD` and install it. From the store it is
+    /// installed even when current (and written back only when it changed,
+    /// or when it came from a legacy `history.json`, to convert it).
     fn refresh_from(
         &self,
         previous: Option<crate::store::Snapshot>,
-        from_store: bool,
+        origin: Origin,
     ) -> Result<BuildReport, HistoryError> {
         let repo = self.repo();
         let before = previous.as_ref().map(|p| p.head.clone());
@@ -268,26 +301,31 @@ impl HistoryProvider {
             return Ok(BuildReport::default());
         };
         let unchanged = before.as_deref() == Some(snapshot.head.as_str());
-        if unchanged && !from_store {
+        if unchanged && origin == Origin::Memory {
             return Ok(report);
         }
-        if let (false, Some(store)) = (unchanged, &self.inner.store) {
-            if let Err(e) = store.save(&snapshot) {
+        let searchable = Arc::new(Searchable::new(snapshot));
+        if let (true, Some(store)) = (!unchanged || origin == Origin::Legacy, &self.inner.store) {
+            if let Err(e) = store.save(&searchable) {
                 eprintln!(
                     "{PROVIDER_NAME}: cannot write the history index {} ({e}); answering from memory",
                     store.file().display()
                 );
             }
         }
-        let searchable = Arc::new(Searchable::new(snapshot));
+        self.install(searchable, report.clone());
+        Ok(report)
+    }
+
+    /// Make `index` the one queries see, and `report` the last build's.
+    fn install(&self, index: Arc<Searchable>, report: BuildReport) {
         match self.inner.index.write() {
-            Ok(mut g) => *g = searchable,
-            Err(p) => *p.into_inner() = searchable,
+            Ok(mut g) => *g = index,
+            Err(p) => *p.into_inner() = index,
         }
         if let Ok(mut b) = self.inner.last_build.lock() {
-            *b = report.clone();
+            *b = report;
         }
-        Ok(report)
     }
 
     fn repo(&self) -> std::sync::MutexGuard<'_, Repository> {

@@ -18,30 +18,31 @@ const SUBJECT_WEIGHT: u16 = 2;
 /// A hash map keyed by strings the index owns, with a fast seeded hasher
 /// (the keys are terms and paths of the repository's own history; the seed
 /// is random per process, so a crafted history cannot pick collisions).
-type Map<V> = HashMap<String, V, foldhash::fast::RandomState>;
+pub(crate) type Map<V> = HashMap<String, V, foldhash::fast::RandomState>;
 
 /// One term's postings: (commit position, weighted frequency), positions
 /// ascending.
-type Postings = Vec<(u32, u16)>;
+pub(crate) type Postings = Vec<(u32, u16)>;
 
-/// The snapshot with its postings, ready to rank.
-#[derive(Debug)]
+/// The snapshot with its postings, ready to rank. Stored whole (see
+/// [`crate::index_file`]), so a warm open need not build it again.
+#[derive(Debug, PartialEq)]
 pub struct Searchable {
     /// The records, newest first.
     pub snapshot: Snapshot,
     /// Commit position by full id.
-    by_id: Map<u32>,
+    pub(crate) by_id: Map<u32>,
     /// Commits (positions, newest first) that changed each path (the new
     /// path of a rename and its old one both), by path id.
-    by_path: Vec<Vec<u32>>,
+    pub(crate) by_path: Vec<Vec<u32>>,
     /// Path → its id in [`by_path`](Self::by_path).
-    path_ids: Map<u32>,
+    pub(crate) path_ids: Map<u32>,
     /// Term → its id in [`postings`](Self::postings).
-    term_ids: Map<u32>,
+    pub(crate) term_ids: Map<u32>,
     /// Per term id: (commit, weighted frequency), commits in order.
-    postings: Vec<Postings>,
+    pub(crate) postings: Vec<Postings>,
     /// Weighted token count per commit.
-    lengths: Vec<u32>,
+    pub(crate) lengths: Vec<u32>,
     average_length: f32,
 }
 
@@ -132,6 +133,22 @@ impl Searchable {
                 let lookups = lookups.join().unwrap_or_else(|_| lookups_of(commits));
                 (lookups, terms)
             });
+        Searchable::from_parts(
+            snapshot, by_id, by_path, path_ids, term_ids, postings, lengths,
+        )
+    }
+
+    /// The index from its parts (built by [`Searchable::new`], or read back
+    /// by [`crate::index_file::decode`]).
+    pub(crate) fn from_parts(
+        snapshot: Snapshot,
+        by_id: Map<u32>,
+        by_path: Vec<Vec<u32>>,
+        path_ids: Map<u32>,
+        term_ids: Map<u32>,
+        postings: Vec<Postings>,
+        lengths: Vec<u32>,
+    ) -> Searchable {
         let average_length = if lengths.is_empty() {
             1.0
         } else {

@@ -71,14 +71,27 @@ fn an_index_in_a_directory_others_can_write_is_not_trusted() {
     // Loaded (and so written) on first use.
     assert_eq!(p.commits(), 8);
     let file = p.index_file().expect("persisted").to_path_buf();
-    // Another user could have planted this: a subject no commit has.
-    let text = std::fs::read_to_string(&file).expect("index");
-    let forged = text.replace(
-        "Fix backoff overflow in the retry loop",
-        "Planted subject about the retry loop",
-    );
-    assert_ne!(text, forged);
-    std::fs::write(&file, forged).expect("forge");
+    // Another user could have planted this: a subject no commit has (a
+    // well-formed index, checksum and all, written through the store).
+    let store =
+        contextgraph_provider_history::store::Store::new(file.parent().expect("dir"), &r.root());
+    let Ok(Some(contextgraph_provider_history::store::Stored::Index(index))) = store.load() else {
+        panic!("no stored index");
+    };
+    let mut snapshot = index.snapshot;
+    let before = snapshot.clone();
+    for c in &mut snapshot.commits {
+        c.subject = c.subject.replace(
+            "Fix backoff overflow in the retry loop",
+            "Planted subject about the retry loop",
+        );
+    }
+    assert_ne!(snapshot, before);
+    store
+        .save(&contextgraph_provider_history::search::Searchable::new(
+            snapshot,
+        ))
+        .expect("forge");
     let dir = file.parent().expect("dir");
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     let reopened = r.open();

@@ -4,6 +4,7 @@
 mod anchors;
 mod degrade;
 mod frames;
+mod index_file;
 mod localization;
 mod refusals;
 mod repo;
