@@ -446,6 +446,13 @@ fn dots_with(kernel: Kernel, query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn dots_avx2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
+    if query.len() == 128 {
+        // The built-in model's length: a fixed trip count the compiler
+        // unrolls, with no bounds check per step (a third fewer
+        // instructions per row than the loop below).
+        dots_avx2_fixed::<128>(query, rows, out);
+        return;
+    }
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepi8_epi16,
         _mm256_extracti128_si256, _mm256_madd_epi16, _mm256_set_epi16, _mm256_setzero_si256,
@@ -514,6 +521,49 @@ fn dots_sse2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     }
 }
 
+/// [`dots_avx2`] for rows of exactly `DIM` components (a multiple of
+/// 16): the same steps and the same sums, unrolled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dots_avx2_fixed<const DIM: usize>(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepi8_epi16,
+        _mm256_extracti128_si256, _mm256_madd_epi16, _mm256_set_epi16, _mm256_setzero_si256,
+        _mm_add_epi32, _mm_cvtsi128_si32, _mm_set_epi64x, _mm_shuffle_epi32,
+    };
+    let goal: Vec<__m256i> = query
+        .chunks_exact(16)
+        .map(|b| {
+            _mm256_set_epi16(
+                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4],
+                b[3], b[2], b[1], b[0],
+            )
+        })
+        .collect();
+    let Some(goal) = goal.get(..DIM / 16) else {
+        return;
+    };
+    let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    for row in rows.chunks_exact(DIM) {
+        let Ok(row) = <&[u8; DIM]>::try_from(row) else {
+            continue;
+        };
+        let mut acc = _mm256_setzero_si256();
+        for (k, &g) in goal.iter().enumerate() {
+            let c = &row[16 * k..16 * k + 16];
+            let x = _mm256_cvtepi8_epi16(_mm_set_epi64x(word(&c[8..]), word(&c[..8])));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, g));
+        }
+        let acc = _mm_add_epi32(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256::<1>(acc),
+        );
+        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
+        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
+        out.push(_mm_cvtsi128_si32(acc));
+    }
+}
+
 /// The integer dot product of a rounded goal and an int8 row (its bytes).
 /// Written as a plain zip-sum so the compiler vectorises it; the goal's
 /// rounding ([`Query::new`]) keeps the `i32` sum from overflowing.
@@ -532,32 +582,35 @@ mod tests {
 
     /// The AVX2 and SSE2 kernels and the plain loop give the same sums,
     /// extremes included (the goal's largest magnitude against -127 and
-    /// 127). AVX2 is checked where the processor has it (it falls back to
-    /// the plain loop elsewhere, which the comparison then trivially holds).
+    /// 127), for the model's length (AVX2's unrolled kernel), another
+    /// multiple of 16 (its loop) and a length no kernel takes. AVX2 is
+    /// checked where the processor has it (it falls back to the plain
+    /// loop elsewhere, which the comparison then trivially holds).
     #[test]
     fn the_kernel_and_the_plain_loop_agree() {
-        let dim = 128;
-        let query = Query::new(
-            &(0..dim)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
-                .collect::<Vec<_>>(),
-        );
-        let rows: Vec<u8> = (0..dim * 300usize)
-            .map(|i| match i % 7 {
-                0 => 127u8,
-                1 => (-127i8) as u8,
-                _ => (i.wrapping_mul(2_654_435_761) >> 9) as u8,
-            })
-            .collect();
-        let plain: Vec<i32> = rows
-            .chunks_exact(dim)
-            .map(|r| dot_i8(&query.q, r))
-            .collect();
-        assert_eq!(plain.len(), 300);
-        for kernel in [Kernel::best(), Kernel::Plain, Kernel::Sse2, Kernel::Avx2] {
-            let mut out = Vec::new();
-            dots_with(kernel, &query.q, &rows, &mut out);
-            assert_eq!(out, plain, "{kernel:?}");
+        for dim in [128, 48, 20] {
+            let query = Query::new(
+                &(0..dim)
+                    .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+                    .collect::<Vec<_>>(),
+            );
+            let rows: Vec<u8> = (0..dim * 300usize)
+                .map(|i| match i % 7 {
+                    0 => 127u8,
+                    1 => (-127i8) as u8,
+                    _ => (i.wrapping_mul(2_654_435_761) >> 9) as u8,
+                })
+                .collect();
+            let plain: Vec<i32> = rows
+                .chunks_exact(dim)
+                .map(|r| dot_i8(&query.q, r))
+                .collect();
+            assert_eq!(plain.len(), 300);
+            for kernel in [Kernel::best(), Kernel::Plain, Kernel::Sse2, Kernel::Avx2] {
+                let mut out = Vec::new();
+                dots_with(kernel, &query.q, &rows, &mut out);
+                assert_eq!(out, plain, "{kernel:?}, {dim} components");
+            }
         }
     }
 
