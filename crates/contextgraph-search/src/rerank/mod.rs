@@ -49,7 +49,7 @@ use std::collections::HashMap;
 
 use crate::file_role::{file_role, FileRole, GoalRoles};
 use crate::index::{ChunkRecord, Index};
-use crate::query_terms::is_test_code;
+use crate::query_terms::{is_test_path, is_test_symbol};
 
 mod signals;
 pub use signals::{RankingEnvError, RerankSignals, SIGNALS_OFF_VAR, SIGNALS_ON_VAR, SIGNAL_NAMES};
@@ -367,8 +367,7 @@ pub fn rerank(
         }
     }
 
-    // Step 3: roles, cached per file.
-    let mut roles: HashMap<u32, FileRole> = HashMap::new();
+    // Step 3: roles, found once per file (see `Index::file_traits`).
     for cand in candidates.iter_mut() {
         let Some((file, c)) = index.chunk(cand.slot) else {
             continue;
@@ -378,15 +377,18 @@ pub fn rerank(
             score += DEFINITION_BOOST * top * boost;
         }
         if signals.roles {
-            let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
-            let role = *roles.entry(number).or_insert_with(|| {
-                let language = index
-                    .file_head(file)
-                    .map_or(crate::lang::Language::Other, |f| f.language);
-                file_role(file, language)
-            });
+            let (role, test_path) = index
+                .file_number(cand.slot)
+                .and_then(|number| index.file_traits(number))
+                .unwrap_or_else(|| {
+                    let language = index
+                        .file_head(file)
+                        .map_or(crate::lang::Language::Other, |f| f.language);
+                    (file_role(file, language), is_test_path(file))
+                });
+            // `is_test_code`, its path half found once per file.
             let test_module = role == FileRole::Code
-                && is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()));
+                && (test_path || is_test_symbol(c.symbol.as_ref().map(|s| s.qualified.as_str())));
             let role = if test_module { FileRole::Test } else { role };
             if !shape.roles.asks_for(role) {
                 score *= match role {
