@@ -14,6 +14,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use foldhash::{HashMap as FastMap, HashSet as FastSet};
+
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
 use crate::query_terms::{
@@ -265,8 +267,11 @@ pub fn search_with_signals(
     let best_first =
         |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
     let touched = best_accepted(touched, best_first, &accepted);
-    let lexical: HashMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
-    let phrase_hits: HashSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
+    // The per-query maps and sets below hash slot numbers with foldhash:
+    // SipHash (the std default) was a few percent of a query, and nothing
+    // reads them in iteration order (candidates are sorted by slot first).
+    let lexical: FastMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
+    let phrase_hits: FastSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
         innermost(
             index,
             touched
@@ -277,7 +282,7 @@ pub fn search_with_signals(
                 .collect(),
         )
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     // The largest share of the goal's words one of the best matches holds
     // (read only by `W_SEMANTIC_UNCOVERED`, off by default).
@@ -300,7 +305,7 @@ pub fn search_with_signals(
         personalised_pagerank(graph, &anchored)
     };
 
-    let mut candidates: HashSet<u32> = lexical.keys().copied().collect();
+    let mut candidates: FastSet<u32> = lexical.keys().copied().collect();
     candidates.extend(anchored.iter().copied().filter(|&s| accepted(s)));
     let mut by_proximity: Vec<(u32, f32)> = proximity
         .iter()
@@ -333,7 +338,7 @@ pub fn search_with_signals(
     // The best semantic matches, their cosine rescaled to [0, 1] between
     // the last kept and the best (cosines of a static model sit in a narrow
     // band; the order within it is the signal).
-    let semantic_top: HashMap<u32, f32> = if semantic_weight > 0.0 {
+    let semantic_top: FastMap<u32, f32> = if semantic_weight > 0.0 {
         let kept: Vec<(u32, f32)> = semantic
             .iter()
             .filter(|(s, _)| accepted(*s))
@@ -347,7 +352,7 @@ pub fn search_with_signals(
             .map(|(s, c)| (s, ((c - lo) / span).clamp(0.0, 1.0)))
             .collect()
     } else {
-        HashMap::new()
+        FastMap::default()
     };
     candidates.extend(semantic_top.keys().copied());
 
@@ -539,7 +544,7 @@ fn best_accepted(
 
 /// Of phrase-matching slots, those not enclosing another match of the same
 /// file (the enclosing chunk's bytes contain its nested chunks').
-fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> HashSet<u32> {
+fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> FastSet<u32> {
     let span = |s: u32| index.chunk(s).map(|(f, c)| (f, c.start_line, c.end_line));
     hits.iter()
         .copied()

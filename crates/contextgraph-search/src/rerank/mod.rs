@@ -45,7 +45,10 @@
 //!    matches the question's words throughout *and* is near it in meaning is
 //!    more often one of its answers than a file that has only one of the two.
 
-use std::collections::HashMap;
+// foldhash: slot and file numbers hashed per query; nothing here reads a
+// map in iteration order where the order could change a score (each
+// file's adjustments are its own; definitions are sorted by slot first).
+use foldhash::HashMap;
 
 use crate::file_role::{file_role, FileRole, GoalRoles};
 use crate::index::{ChunkRecord, Index};
@@ -328,7 +331,7 @@ pub fn rerank(
         .max(0.3);
 
     // Step 2: definitions of the names, found by name.
-    let mut definition_boost: HashMap<u32, f32> = HashMap::new();
+    let mut definition_boost: HashMap<u32, f32> = HashMap::default();
     if signals.definitions {
         for (name, share) in &shape.names {
             let wanted = squash(name);
@@ -411,7 +414,7 @@ pub fn rerank(
     let question_semantic = signals.question_semantic && question_with_semantics;
     let question_agreement = signals.question_agreement && question_with_semantics;
     if signals.coherence || signals.saturation || question_semantic || question_agreement {
-        let mut by_file: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_file: HashMap<u32, Vec<usize>> = HashMap::default();
         for (i, cand) in candidates.iter().enumerate() {
             let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
             by_file.entry(number).or_default().push(i);
