@@ -83,10 +83,7 @@ fn main() {
     );
     let scan_each = std::env::var_os("CGP_SERVED_SCAN").is_some_and(|v| v == "1");
     let (served, _watch) = if scan_each {
-        (
-            provider.with_fresh_queries(QUERY_FRESHNESS_DEADLINE),
-            None,
-        )
+        (provider.with_fresh_queries(QUERY_FRESHNESS_DEADLINE), None)
     } else {
         let (served, watch) = keep_fresh(provider);
         if let Err(e) = served.refresh() {

@@ -209,11 +209,7 @@ pub fn search_with_signals(
     // most MAX_QUERY_TERMS = 32 of them). Reused from this thread's last
     // search (see `Accumulators`).
     let mut scratch = Accumulators::take(index.slot_capacity());
-    let Accumulators {
-        acc,
-        hits,
-        written,
-    } = &mut scratch;
+    let Accumulators { acc, hits, written } = &mut scratch;
     let mut touched: Vec<u32> = Vec::new();
     // (concept bit, term, idf × weight, df) for every indexed term.
     let mut weighted: Vec<(u32, &str, f32, u32)> = concepts

@@ -462,8 +462,8 @@ fn dots_avx2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
         .chunks_exact(16)
         .map(|b| {
             _mm256_set_epi16(
-                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4],
-                b[3], b[2], b[1], b[0],
+                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4], b[3],
+                b[2], b[1], b[0],
             )
         })
         .collect();
@@ -535,8 +535,8 @@ fn dots_avx2_fixed<const DIM: usize>(query: &[i16], rows: &[u8], out: &mut Vec<i
         .chunks_exact(16)
         .map(|b| {
             _mm256_set_epi16(
-                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4],
-                b[3], b[2], b[1], b[0],
+                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4], b[3],
+                b[2], b[1], b[0],
             )
         })
         .collect();
