@@ -151,7 +151,6 @@ fn main() {
             times.push(started.elapsed());
         }
     }
-    drop(ask);
     times.sort();
     let at = |q: f64| {
         let i = ((times.len() as f64 - 1.0) * q).round() as usize;
