@@ -255,6 +255,13 @@ pub fn asks_for_tests(words: &[String]) -> bool {
 /// `testdata` or `fixtures` directory, in a `test_*` / `*_test(s)` file, or
 /// a symbol inside a `tests` module.
 pub fn is_test_code(rel_path: &str, qualified_symbol: Option<&str>) -> bool {
+    is_test_path(rel_path) || is_test_symbol(qualified_symbol)
+}
+
+/// The path half of [`is_test_code`]: a test directory or a test file
+/// name. Depends on the path alone, so the ranking asks it once per file
+/// ([`crate::index::Index::file_traits`]).
+pub fn is_test_path(rel_path: &str) -> bool {
     let mut parts = rel_path.split('/').peekable();
     while let Some(part) = parts.next() {
         let is_file = parts.peek().is_none();
@@ -277,6 +284,11 @@ pub fn is_test_code(rel_path: &str, qualified_symbol: Option<&str>) -> bool {
             return true;
         }
     }
+    false
+}
+
+/// The symbol half of [`is_test_code`]: a symbol inside a `tests` module.
+pub fn is_test_symbol(qualified_symbol: Option<&str>) -> bool {
     qualified_symbol.is_some_and(|q| q.split("::").any(|seg| seg == "tests"))
 }
 

@@ -14,6 +14,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use foldhash::{HashMap as FastMap, HashSet as FastSet};
+
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
 use crate::query_terms::{
@@ -212,12 +214,13 @@ pub fn search_with_signals(
     let concepts = concepts(&words, &prose_words(text), &variant_df);
     let wants_tests = asks_for_tests(&words);
     let avg = index.avg_len();
-    // Dense accumulator: one float per slot is cheaper than hashing on
-    // common terms whose postings touch a large share of the index.
-    let mut acc: Vec<f32> = vec![0.0; index.slot_capacity()];
-    // Which concepts each slot matched, one bit per concept (at most
-    // MAX_QUERY_TERMS = 32 of them).
-    let mut hits: Vec<u32> = vec![0; index.slot_capacity()];
+    // Dense accumulators, all zero: one float per slot is cheaper than
+    // hashing on common terms whose postings touch a large share of the
+    // index; and which concepts each slot matched, one bit per concept (at
+    // most MAX_QUERY_TERMS = 32 of them). Reused from this thread's last
+    // search (see `Accumulators`).
+    let mut scratch = Accumulators::take(index.slot_capacity());
+    let Accumulators { acc, hits, written } = &mut scratch;
     let mut touched: Vec<u32> = Vec::new();
     // (concept bit, term, idf × weight, df) for every indexed term.
     let mut weighted: Vec<(u32, &str, f32, u32)> = concepts
@@ -246,7 +249,11 @@ pub fn search_with_signals(
                 touched.push(slot);
             }
             *cell += w;
-            hits[slot as usize] |= bit;
+            let mask = &mut hits[slot as usize];
+            if *mask == 0 {
+                written.push(slot);
+            }
+            *mask |= bit;
         }
     }
     // Coordination: a chunk holding more of the query's distinct words beats
@@ -267,8 +274,11 @@ pub fn search_with_signals(
     let best_first =
         |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
     let touched = best_accepted(touched, best_first, &accepted);
-    let lexical: HashMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
-    let phrase_hits: HashSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
+    // The per-query maps and sets below hash slot numbers with foldhash:
+    // SipHash (the std default) was a few percent of a query, and nothing
+    // reads them in iteration order (candidates are sorted by slot first).
+    let lexical: FastMap<u32, f32> = touched.iter().map(|&s| (s, acc[s as usize])).collect();
+    let phrase_hits: FastSet<u32> = if phrase_words(text).len() >= PHRASE_MIN_WORDS {
         innermost(
             index,
             touched
@@ -279,7 +289,7 @@ pub fn search_with_signals(
                 .collect(),
         )
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     // The largest share of the goal's words one of the best matches holds
     // (read only by `W_SEMANTIC_UNCOVERED`, off by default).
@@ -293,8 +303,7 @@ pub fn search_with_signals(
     } else {
         0.0
     };
-    drop(acc);
-    drop(hits);
+    scratch.give_back();
 
     let anchored = anchored_slots(graph, anchors);
     let proximity = if anchored.is_empty() {
@@ -303,7 +312,7 @@ pub fn search_with_signals(
         personalised_pagerank(graph, &anchored)
     };
 
-    let mut candidates: HashSet<u32> = lexical.keys().copied().collect();
+    let mut candidates: FastSet<u32> = lexical.keys().copied().collect();
     candidates.extend(anchored.iter().copied().filter(|&s| accepted(s)));
     let mut by_proximity: Vec<(u32, f32)> = proximity
         .iter()
@@ -336,7 +345,7 @@ pub fn search_with_signals(
     // The best semantic matches, their cosine rescaled to [0, 1] between
     // the last kept and the best (cosines of a static model sit in a narrow
     // band; the order within it is the signal).
-    let semantic_top: HashMap<u32, f32> = if semantic_weight > 0.0 {
+    let semantic_top: FastMap<u32, f32> = if semantic_weight > 0.0 {
         let kept: Vec<(u32, f32)> = semantic
             .iter()
             .filter(|(s, _)| accepted(*s))
@@ -350,7 +359,7 @@ pub fn search_with_signals(
             .map(|(s, c)| (s, ((c - lo) / span).clamp(0.0, 1.0)))
             .collect()
     } else {
-        HashMap::new()
+        FastMap::default()
     };
     candidates.extend(semantic_top.keys().copied());
 
@@ -457,6 +466,59 @@ pub fn search_with_signals(
     out
 }
 
+/// A search's BM25 accumulators: a score and a concept mask per slot,
+/// all zero between searches.
+///
+/// Why kept: allocating and zeroing them for every search cost a pass over
+/// the whole index (8 bytes a slot: 2.8 MB on a 16,000-file tree, and as
+/// many fresh pages faulted in) while a query touches the slots of its
+/// terms' postings only. A thread keeps its last search's pair and zeroes
+/// only the slots that search wrote, so the cost follows the postings
+/// read, not the tree. The price is memory: each thread that has searched
+/// holds 8 bytes per slot of the largest index it searched (the serving
+/// pool's few workers, 2.8 MB each on the 16k tree). A search that panics
+/// drops the pair instead of giving it back, so none is ever reused dirty.
+#[derive(Debug, Default)]
+struct Accumulators {
+    acc: Vec<f32>,
+    hits: Vec<u32>,
+    /// Every slot whose mask was set (each once): the slots to zero.
+    written: Vec<u32>,
+}
+
+thread_local! {
+    /// This thread's accumulators between searches (`None` while one runs).
+    static ACCUMULATORS: std::cell::Cell<Option<Accumulators>> =
+        const { std::cell::Cell::new(None) };
+}
+
+impl Accumulators {
+    /// This thread's accumulators, taken out and sized to `slots`, all zero.
+    fn take(slots: usize) -> Accumulators {
+        let mut a = ACCUMULATORS.with(std::cell::Cell::take).unwrap_or_default();
+        a.acc.resize(slots, 0.0);
+        a.hits.resize(slots, 0);
+        a
+    }
+
+    /// Zeroes what this search wrote and gives the accumulators back to the
+    /// thread for its next search.
+    fn give_back(mut self) {
+        if self.written.len() > self.acc.len() / 8 {
+            self.acc.fill(0.0);
+            self.hits.fill(0);
+        } else {
+            for &s in &self.written {
+                self.acc[s as usize] = 0.0;
+                self.hits[s as usize] = 0;
+            }
+        }
+        self.written.clear();
+        debug_assert!(self.acc.iter().all(|&x| x == 0.0) && self.hits.iter().all(|&h| h == 0));
+        ACCUMULATORS.with(|c| c.set(Some(self)));
+    }
+}
+
 /// The best `MAX_LEXICAL_CANDIDATES` slots of `touched` that `accepted`
 /// lets through, best first: exactly the filter-then-select of all of
 /// them, but `accepted` (which reads each chunk's record) is asked only
@@ -491,7 +553,7 @@ fn best_accepted(
 
 /// Of phrase-matching slots, those not enclosing another match of the same
 /// file (the enclosing chunk's bytes contain its nested chunks').
-fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> HashSet<u32> {
+fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> FastSet<u32> {
     let span = |s: u32| index.chunk(s).map(|(f, c)| (f, c.start_line, c.end_line));
     hits.iter()
         .copied()
@@ -618,4 +680,101 @@ fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32
         }
     }
     p
+}
+
+#[cfg(test)]
+mod accumulator_tests {
+    use super::*;
+    use crate::chunk::ChunkKind;
+    use crate::index::{FileRecord, Index};
+    use crate::lang::Language;
+    use contextgraph_types::Timestamp;
+
+    /// A file of one chunk per entry of `chunks`, each holding its terms.
+    fn file(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
+        FileRecord {
+            rel_path: path.into(),
+            content_hash: [1; 32],
+            size: 1,
+            mtime_ns: Some(7),
+            language: Language::detect(path),
+            skipped: None,
+            chunks: chunks
+                .iter()
+                .enumerate()
+                .map(|(i, terms)| ChunkRecord {
+                    kind: ChunkKind::Snippet,
+                    local_id: format!("L{i}"),
+                    title: format!("t{i}"),
+                    symbol: None,
+                    start_line: 1 + i as u32,
+                    end_line: 1 + i as u32,
+                    byte_len: 1,
+                    digest: [2; 32],
+                    method: "window".into(),
+                    outline: None,
+                    recorded_at: Timestamp::from_unix(1, 0),
+                    valid_from: Timestamp::from_unix(1, 0),
+                    terms: terms.iter().copied().collect(),
+                    doc_len: terms.iter().map(|x| x.1).sum(),
+                    calls: Vec::new(),
+                    references: Vec::new(),
+                    documents: Vec::new(),
+                    imports: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The accumulators a thread keeps between searches are zero again
+    /// after each: a search answers the same after any other search on its
+    /// thread as it does first on a fresh thread, whether the search before
+    /// wrote most slots (zeroed whole) or a few (zeroed one by one), and
+    /// after the index grew or shrank between the two.
+    #[test]
+    fn a_search_answers_the_same_after_other_searches_on_its_thread() {
+        let mut files = vec![file("common.rs", &[&[("alpha", 3)], &[("alpha", 1)]])];
+        for i in 0..60 {
+            let terms: &[(&str, u32)] = match i % 3 {
+                0 => &[("alpha", 1), ("beta", 2)],
+                1 => &[("beta", 1), ("gamma", 1)],
+                _ => &[("delta", 1)],
+            };
+            files.push(file(&format!("f{i}.rs"), &[terms, &[("filler", 1)]]));
+        }
+        files.push(file("rare.rs", &[&[("rare", 1), ("beta", 1)]]));
+        let big = Index::from_records(files.clone());
+        let small = Index::from_records(files[..5].to_vec());
+        let root = std::path::Path::new("/nonexistent");
+        let run = |index: &Index, goal: &str| {
+            let graph = Graph { index, root };
+            search(&graph, goal, &[], &|_| true)
+        };
+        let fresh = |index: &Index, goal: &'static str| {
+            std::thread::scope(|s| {
+                s.spawn(|| run(index, goal))
+                    .join()
+                    .expect("the search runs")
+            })
+        };
+        let goals = ["beta gamma", "rare", "rare beta", "alpha delta", "beta"];
+        let expected: Vec<Vec<Ranked>> = goals.iter().map(|g| fresh(&big, g)).collect();
+        assert!(expected.iter().all(|r| !r.is_empty()));
+        // One thread, every goal after every other one (and after searches
+        // of a smaller and the same larger index).
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for before in goals {
+                    for (goal, want) in goals.iter().zip(&expected) {
+                        let _ = run(&big, before);
+                        assert_eq!(&run(&big, goal), want, "{goal:?} after {before:?}");
+                        let _ = run(&small, before);
+                        assert_eq!(&run(&big, goal), want, "{goal:?} after a smaller index");
+                    }
+                }
+            })
+            .join()
+            .expect("the searches run");
+        });
+    }
 }

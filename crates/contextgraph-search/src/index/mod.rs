@@ -43,6 +43,8 @@ pub(crate) use records::own_text;
 pub use records::{build_chunk_records, sha256, ChunkRecord, FileRecord};
 pub use terms::TermDict;
 
+use crate::file_role::{file_role, FileRole};
+use crate::query_terms::is_test_path;
 use crate::tokenize::TermCounts;
 
 use edges::Edges;
@@ -80,6 +82,9 @@ struct FileEntry {
     intact: OnceLock<bool>,
     chunk_count: u32,
     first_slot: u32,
+    /// The file's role and whether its path is test code
+    /// ([`Index::file_traits`]), found on first use.
+    traits: OnceLock<(FileRole, bool)>,
 }
 
 /// Where a slot's chunk lives: file number and chunk ordinal.
@@ -333,6 +338,20 @@ impl Index {
             return None;
         }
         self.slots.get(slot as usize).map(|s| s.file)
+    }
+
+    /// File `file`'s role ([`file_role`]) and whether its path is test
+    /// code ([`is_test_path`]), by file number: both depend on the path
+    /// and language alone, so each file's are found once (on the first
+    /// query that ranks one of its chunks) rather than by every query
+    /// (classifying a path cost the ranking a few thousand instructions
+    /// per candidate file).
+    pub fn file_traits(&self, file: u32) -> Option<(FileRole, bool)> {
+        let e = self.files.get(file as usize)?.as_ref()?;
+        Some(*e.traits.get_or_init(|| {
+            let path = e.head.rel_path.as_str();
+            (file_role(path, e.head.language), is_test_path(path))
+        }))
     }
 
     /// One more than the highest file number in use.

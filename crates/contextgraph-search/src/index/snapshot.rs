@@ -439,6 +439,7 @@ impl Index {
                 intact: OnceLock::new(),
                 chunk_count,
                 first_slot,
+                traits: OnceLock::new(),
             }));
         }
         let n_slots = index.slots.len();

@@ -451,3 +451,39 @@ fn parallel_encoding_is_the_one_thread_encoding() {
     let (one, bytes) = encode(&loaded, false);
     assert_eq!((one, bytes), encode(&loaded, true));
 }
+
+/// A file's cached traits are its role and test-path verdict, computed
+/// from its path and language, for built, loaded and replaced files alike.
+#[test]
+fn file_traits_are_the_role_and_test_path_of_the_file() {
+    use crate::file_role::file_role;
+    use crate::query_terms::is_test_path;
+    let paths = [
+        "src/lib.rs",
+        "tests/it.rs",
+        "pkg/server_test.go",
+        "README.md",
+        "Cargo.lock",
+        "examples/demo.rs",
+    ];
+    let records: Vec<FileRecord> = paths
+        .iter()
+        .map(|p| record(p, &[&[("alpha", 1)]]))
+        .collect();
+    let built = Index::from_records(records.clone());
+    let loaded = roundtrip(&built);
+    for index in [&built, &loaded] {
+        for p in paths {
+            let number = index
+                .file_slots(p)
+                .next()
+                .and_then(|s| index.file_number(s))
+                .expect("a live file");
+            let want = (file_role(p, Language::detect(p)), is_test_path(p));
+            assert_eq!(index.file_traits(number), Some(want), "{p}");
+            // Asked again: the same (cached) answer.
+            assert_eq!(index.file_traits(number), Some(want), "{p}");
+        }
+    }
+    assert!(built.file_traits(u32::MAX).is_none());
+}

@@ -57,6 +57,7 @@ impl Index {
             intact: OnceLock::new(),
             chunk_count,
             first_slot,
+            traits: OnceLock::new(),
         }));
         self.by_path.insert(path, file_no);
     }

@@ -45,11 +45,14 @@
 //!    matches the question's words throughout *and* is near it in meaning is
 //!    more often one of its answers than a file that has only one of the two.
 
-use std::collections::HashMap;
+// foldhash: slot and file numbers hashed per query; nothing here reads a
+// map in iteration order where the order could change a score (each
+// file's adjustments are its own; definitions are sorted by slot first).
+use foldhash::HashMap;
 
 use crate::file_role::{file_role, FileRole, GoalRoles};
 use crate::index::{ChunkRecord, Index};
-use crate::query_terms::is_test_code;
+use crate::query_terms::{is_test_path, is_test_symbol};
 
 mod signals;
 pub use signals::{RankingEnvError, RerankSignals, SIGNALS_OFF_VAR, SIGNALS_ON_VAR, SIGNAL_NAMES};
@@ -343,7 +346,7 @@ pub fn rerank(
         .max(0.3);
 
     // Step 2: definitions of the names, found by name.
-    let mut definition_boost: HashMap<u32, f32> = HashMap::new();
+    let mut definition_boost: HashMap<u32, f32> = HashMap::default();
     if signals.definitions {
         for (name, share) in &shape.names {
             let wanted = squash(name);
@@ -382,8 +385,7 @@ pub fn rerank(
         }
     }
 
-    // Step 3: roles, cached per file.
-    let mut roles: HashMap<u32, FileRole> = HashMap::new();
+    // Step 3: roles, found once per file (see `Index::file_traits`).
     for cand in candidates.iter_mut() {
         let Some((file, c)) = index.chunk(cand.slot) else {
             continue;
@@ -393,15 +395,18 @@ pub fn rerank(
             score += DEFINITION_BOOST * top * boost;
         }
         if signals.roles {
-            let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
-            let role = *roles.entry(number).or_insert_with(|| {
-                let language = index
-                    .file_head(file)
-                    .map_or(crate::lang::Language::Other, |f| f.language);
-                file_role(file, language)
-            });
+            let (role, test_path) = index
+                .file_number(cand.slot)
+                .and_then(|number| index.file_traits(number))
+                .unwrap_or_else(|| {
+                    let language = index
+                        .file_head(file)
+                        .map_or(crate::lang::Language::Other, |f| f.language);
+                    (file_role(file, language), is_test_path(file))
+                });
+            // `is_test_code`, its path half found once per file.
             let test_module = role == FileRole::Code
-                && is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()));
+                && (test_path || is_test_symbol(c.symbol.as_ref().map(|s| s.qualified.as_str())));
             let role = if test_module { FileRole::Test } else { role };
             if !shape.roles.asks_for(role) {
                 score *= match role {
@@ -429,7 +434,7 @@ pub fn rerank(
     let question_semantic = signals.question_semantic && question_with_semantics;
     let question_agreement = signals.question_agreement && question_with_semantics;
     if signals.coherence || signals.saturation || question_semantic || question_agreement {
-        let mut by_file: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_file: HashMap<u32, Vec<usize>> = HashMap::default();
         for (i, cand) in candidates.iter().enumerate() {
             let number = index.file_number(cand.slot).unwrap_or(u32::MAX);
             by_file.entry(number).or_default().push(i);
