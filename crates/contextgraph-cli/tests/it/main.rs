@@ -15,6 +15,7 @@ mod config;
 mod consent;
 mod consent_prompt;
 mod context;
+mod fanout;
 mod conventions;
 mod freshness;
 mod index;
