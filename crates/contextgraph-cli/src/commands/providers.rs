@@ -426,6 +426,8 @@ mod tests {
         assert!(row("shard-12 ").contains("REQUIRED [2]"), "{text}");
         assert!(row("shard-31 ").contains("DOWN [3]"), "{text}");
         assert!(row("shard-00 ").contains("granted until 2027-01-05"), "{text}");
+        // A transport cut to fit keeps its end: the port tells shards apart.
+        assert!(row("shard-49 ").ends_with(":40049/cgp)"), "{text}");
         // The errors and the command, whole, in the notes.
         let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words.contains("[1] shard-07: DOWN: provider http://127.0.0.1:40007/cgp: request failed"), "{words}");
