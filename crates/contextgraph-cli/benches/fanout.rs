@@ -105,7 +105,13 @@ fn measure(n: usize, runs: usize, warmup: usize) -> Figures {
             .shards
             .iter()
             .map(|s| {
-                std::mem::take(&mut *s.counters.search_ns.lock().unwrap_or_else(|p| p.into_inner()))
+                std::mem::take(
+                    &mut *s
+                        .counters
+                        .search_ns
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()),
+                )
             })
             .collect()
     };
@@ -141,7 +147,11 @@ fn measure(n: usize, runs: usize, warmup: usize) -> Figures {
         .iter()
         .map(|s| s.counters.queries.load(Ordering::SeqCst))
         .sum();
-    assert_eq!(queries, n * (warmup + runs), "every shard asked once per run");
+    assert_eq!(
+        queries,
+        n * (warmup + runs),
+        "every shard asked once per run"
+    );
     figures
 }
 

@@ -433,8 +433,8 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
         .collect();
     // A detail's lines (a provider's stderr) stay lines; everything else in
     // them is escaped.
-    let grant_all = grant_all(answer)
-        .map(|c| format!("to grant them all at once, run: {}", for_terminal(&c)));
+    let grant_all =
+        grant_all(answer).map(|c| format!("to grant them all at once, run: {}", for_terminal(&c)));
     if answer.answered() == 0 {
         let failed: Vec<String> = failed
             .iter()

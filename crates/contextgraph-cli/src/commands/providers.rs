@@ -242,7 +242,10 @@ fn compact(statuses: &[ProviderStatus], rows: &[[String; 7]], columns: usize) ->
                 ConsentState::Granted {
                     expires_at: Some(e),
                     ..
-                } => format!("granted until {}", for_terminal(e.get(..10).unwrap_or(e.as_str()))),
+                } => format!(
+                    "granted until {}",
+                    for_terminal(e.get(..10).unwrap_or(e.as_str()))
+                ),
                 _ => row[5].clone(),
             };
             let shown = if name.chars().count() > COMPACT_NAME_WIDTH {
@@ -270,7 +273,9 @@ fn compact(statuses: &[ProviderStatus], rows: &[[String; 7]], columns: usize) ->
         }
         // The transport keeps its end when cut: of `http (https://…:port/path)`
         // the host, port and path tell shards apart, not the scheme.
-        let room = columns.saturating_sub(1).saturating_sub(out.chars().count());
+        let room = columns
+            .saturating_sub(1)
+            .saturating_sub(out.chars().count());
         if cells[3].chars().count() <= room || room < 12 {
             out.push_str(&cells[3]);
         } else {
@@ -301,7 +306,10 @@ fn compact(statuses: &[ProviderStatus], rows: &[[String; 7]], columns: usize) ->
     }
     // Said once when every provider that handshook declared the same.
     let alike = |i: usize| {
-        let mut known = statuses.iter().zip(rows).filter(|(s, _)| s.version.is_some());
+        let mut known = statuses
+            .iter()
+            .zip(rows)
+            .filter(|(s, _)| s.version.is_some());
         let first = known.next().map(|(_, r)| r[i].clone())?;
         known.all(|(_, r)| r[i] == first).then_some(first)
     };
@@ -412,35 +420,71 @@ mod tests {
         let fleet = fleet();
         let text = table_for(&fleet, 80);
         for line in text.lines() {
-            assert!(line.chars().count() < 80, "{} columns: {line:?}", line.chars().count());
+            assert!(
+                line.chars().count() < 80,
+                "{} columns: {line:?}",
+                line.chars().count()
+            );
         }
         for s in &fleet {
-            let rows = text.lines().filter(|l| l.starts_with(&format!("{} ", s.name))).count();
+            let rows = text
+                .lines()
+                .filter(|l| l.starts_with(&format!("{} ", s.name)))
+                .count();
             assert_eq!(rows, 1, "one row for {}:\n{text}", s.name);
         }
         // Header, summary, 50 rows, a few notes: not 50 blocks of 8 lines.
         assert!(text.lines().count() < 70, "{text}");
-        assert!(text.starts_with("50 providers: 48 up, 2 down; 1 need consent"), "{text}");
-        let row = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap().to_owned();
+        assert!(
+            text.starts_with("50 providers: 48 up, 2 down; 1 need consent"),
+            "{text}"
+        );
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .unwrap()
+                .to_owned()
+        };
         assert!(row("shard-07 ").contains("DOWN [1]"), "{text}");
         assert!(row("shard-12 ").contains("REQUIRED [2]"), "{text}");
         assert!(row("shard-31 ").contains("DOWN [3]"), "{text}");
-        assert!(row("shard-00 ").contains("granted until 2027-01-05"), "{text}");
+        assert!(
+            row("shard-00 ").contains("granted until 2027-01-05"),
+            "{text}"
+        );
         // A transport cut to fit keeps its end: the port tells shards apart.
         assert!(row("shard-49 ").ends_with(":40049/cgp)"), "{text}");
         // The errors and the command, whole, in the notes.
         let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(words.contains("[1] shard-07: DOWN: provider http://127.0.0.1:40007/cgp: request failed"), "{words}");
+        assert!(
+            words.contains(
+                "[1] shard-07: DOWN: provider http://127.0.0.1:40007/cgp: request failed"
+            ),
+            "{words}"
+        );
         assert!(words.contains("Connection refused (os error 111); it is left out of every answer until it is reachable"), "{words}");
-        assert!(words.contains("[2] shard-12: REQUIRED: run cgp consent grant shard-12 --scope org-tenant"), "{words}");
-        assert!(words.contains("every provider up declares: version 1.0.0; data flow reads+egress [org-tenant]"), "{words}");
+        assert!(
+            words.contains(
+                "[2] shard-12: REQUIRED: run cgp consent grant shard-12 --scope org-tenant"
+            ),
+            "{words}"
+        );
+        assert!(
+            words.contains(
+                "every provider up declares: version 1.0.0; data flow reads+egress [org-tenant]"
+            ),
+            "{words}"
+        );
     }
 
     #[test]
     fn a_few_providers_too_wide_for_the_terminal_are_still_shown_as_blocks() {
         let few: Vec<_> = fleet().into_iter().take(BLOCKS_UP_TO).collect();
         let text = table_for(&few, 80);
-        assert!(!text.starts_with("NAME") && !text.contains(" providers: "), "{text}");
+        assert!(
+            !text.starts_with("NAME") && !text.contains(" providers: "),
+            "{text}"
+        );
         assert!(text.contains("\n  transport"), "{text}");
     }
 

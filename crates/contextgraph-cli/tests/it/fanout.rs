@@ -104,7 +104,10 @@ fn fifty_shards_two_dead_one_slow_answer_within_budget_deduped_and_reported_by_n
     assert!(err.contains("2 of 50 providers not granted"), "{err}");
     for dead in DEAD {
         assert!(!receipts.contains(dead), "{out}");
-        assert!(err.contains(&format!("provider `{dead}`")) || err.contains(dead), "{err}");
+        assert!(
+            err.contains(&format!("provider `{dead}`")) || err.contains(dead),
+            "{err}"
+        );
     }
 
     // The answer.
@@ -135,7 +138,10 @@ fn fifty_shards_two_dead_one_slow_answer_within_budget_deduped_and_reported_by_n
             detail.contains("onnect") && detail.contains("GET /healthz"),
             "why, and what to check: {detail}"
         );
-        assert!(err.contains(&format!("warning: provider {dead}: ")), "{err}");
+        assert!(
+            err.contains(&format!("warning: provider {dead}: ")),
+            "{err}"
+        );
     }
     let p = providers[SLOW];
     assert_eq!(p["status"], "timed_out", "{p}");
@@ -146,20 +152,33 @@ fn fifty_shards_two_dead_one_slow_answer_within_budget_deduped_and_reported_by_n
         (SLOW_TIMEOUT_MS - 10..=SLOW_TIMEOUT_MS + 250).contains(&elapsed),
         "the slow shard cost {elapsed} ms against its {SLOW_TIMEOUT_MS} ms deadline: {p}"
     );
-    assert!(err.contains(&format!("warning: provider {SLOW}: no answer within")), "{err}");
+    assert!(
+        err.contains(&format!("warning: provider {SLOW}: no answer within")),
+        "{err}"
+    );
     // Everyone else answered; stderr names only the three.
     let accepted = providers
         .values()
         .filter(|p| p["status"] == "accepted")
         .count();
     assert_eq!(accepted, SHARDS - DEAD.len() - 1, "{out}");
-    assert_eq!(err.lines().filter(|l| l.starts_with("warning: provider")).count(), 3, "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("warning: provider"))
+            .count(),
+        3,
+        "{err}"
+    );
 
     // The budget holds, and is spread: no shard takes it all.
     let budget = &v["audit"]["budget"];
     let requested = budget["requested"].as_u64().unwrap();
     assert!(budget["used"].as_u64().unwrap() <= requested, "{budget}");
-    assert!(v["usage"]["budget_consumed"].as_u64().unwrap() <= requested, "{}", v["usage"]);
+    assert!(
+        v["usage"]["budget_consumed"].as_u64().unwrap() <= requested,
+        "{}",
+        v["usage"]
+    );
     let citations = v["citations"].as_array().unwrap();
     let contributors: BTreeSet<&str> = citations
         .iter()
@@ -193,7 +212,11 @@ fn fifty_shards_two_dead_one_slow_answer_within_budget_deduped_and_reported_by_n
         .iter()
         .map(|c| c["frame"]["frame_id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids.len(), repo0.len(), "a frame of the replicas is in the prompt twice");
+    assert_eq!(
+        ids.len(),
+        repo0.len(),
+        "a frame of the replicas is in the prompt twice"
+    );
     for c in &repo0 {
         let mut from: BTreeSet<&str> = c["merged"]
             .as_array()
@@ -210,23 +233,40 @@ fn fifty_shards_two_dead_one_slow_answer_within_budget_deduped_and_reported_by_n
     }
 
     // `cgp providers` at 50, on an 80-column terminal: one line per shard.
-    let listed = s.command(&["providers"]).env("COLUMNS", "80").output().unwrap();
+    let listed = s
+        .command(&["providers"])
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
     let (out, err) = (text(&listed.stdout), text(&listed.stderr));
     assert_eq!(listed.status.code(), Some(1), "two are down: {err}");
     for line in out.lines() {
-        assert!(line.chars().count() < 80, "{} columns: {line:?}", line.chars().count());
+        assert!(
+            line.chars().count() < 80,
+            "{} columns: {line:?}",
+            line.chars().count()
+        );
     }
     for name in &names {
-        let rows: Vec<&str> = out.lines().filter(|l| l.starts_with(&format!("{name} "))).collect();
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name} ")))
+            .collect();
         assert_eq!(rows.len(), 1, "one row for {name}:\n{out}");
         if DEAD.contains(&name.as_str()) {
             assert!(rows[0].contains("DOWN ["), "{out}");
         } else {
-            assert!(rows[0].contains("ok (") && rows[0].contains("granted"), "{out}");
+            assert!(
+                rows[0].contains("ok (") && rows[0].contains("granted"),
+                "{out}"
+            );
         }
     }
     // Not fifty blocks of eight lines: a line per shard, the notes, a summary.
     assert!(out.lines().count() < SHARDS + 20, "{out}");
-    assert!(out.starts_with("50 providers: 48 up, 2 down; 0 need consent"), "{out}");
+    assert!(
+        out.starts_with("50 providers: 48 up, 2 down; 0 need consent"),
+        "{out}"
+    );
     drop(fleet);
 }

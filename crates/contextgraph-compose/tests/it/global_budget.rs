@@ -87,7 +87,13 @@ fn global_budget_at_fifty_providers_the_highest_declared_scores_do_not_take_all(
     outcomes.push(ProviderOutcome::accepted(
         "shard-00",
         (0..40)
-            .map(|i| scored(&format!("loud{i:02}"), &text(&format!("loud {i}"), 2000), 1.0))
+            .map(|i| {
+                scored(
+                    &format!("loud{i:02}"),
+                    &text(&format!("loud {i}"), 2000),
+                    1.0,
+                )
+            })
             .collect(),
     ));
     let options = budget(20_000).with_placement(Placement::Ranked);
@@ -100,7 +106,12 @@ fn global_budget_at_fifty_providers_the_highest_declared_scores_do_not_take_all(
         .iter()
         .find(|p| p.provider_id == "shard-00")
         .unwrap();
-    let heard = c.audit.providers.iter().filter(|p| p.frames_included > 0).count();
+    let heard = c
+        .audit
+        .providers
+        .iter()
+        .filter(|p| p.frames_included > 0)
+        .count();
     assert!(
         heard >= 30,
         "{heard} of 50 shards in the prompt (shares of {per_shard} tokens each)"

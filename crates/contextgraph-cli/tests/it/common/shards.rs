@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use contextgraph_provider_http_server::{HttpServeOptions, HttpServer};
 use contextgraph_provider_sdk::{pack, FrameBuilder, Provider, ProviderError};
 use contextgraph_types::{
-    Capabilities, ContextQuery, ContextQueryResult, DataFlow, EgressScope, FrameKind,
-    ProviderInfo, QueryCapability,
+    Capabilities, ContextQuery, ContextQueryResult, DataFlow, EgressScope, FrameKind, ProviderInfo,
+    QueryCapability,
 };
 
 /// How a shard behaves.
@@ -250,8 +250,8 @@ impl Fleet {
                             gate: Arc::clone(&gate),
                             counters: Arc::clone(&counters),
                         };
-                        let options =
-                            HttpServeOptions::default().with_shutdown_grace(Duration::from_millis(200));
+                        let options = HttpServeOptions::default()
+                            .with_shutdown_grace(Duration::from_millis(200));
                         let bound = HttpServer::new(provider, options)
                             .expect("a shard server")
                             .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
