@@ -42,7 +42,10 @@
 //!    or budget tokens. The constant preamble is reserved, the rest is split
 //!    across providers by weighted water-filling on what each can use, each
 //!    provider packs its share, and leftovers go to the remaining frames of
-//!    any provider, so budget one provider cannot use is not wasted. Every
+//!    any provider, so budget one provider cannot use is not wasted; they go
+//!    round by round (every provider's next-best frame before anyone's one
+//!    after), so that with many providers, whose shares may each be smaller
+//!    than a frame, the one declaring the highest scores cannot take all. Every
 //!    block is charged its exact rendered size (fence lines and attribute
 //!    escapes included; the first block of each provider also pays for
 //!    naming it): `ceil(prompt bytes / 4) ≤ budget`.

@@ -509,12 +509,14 @@ impl Engine {
                     let Some(pr) = report.as_ref().and_then(|r| r.provider(&slot.name)) else {
                         continue;
                     };
-                    let (outcome, summary) = request::map_outcome(
+                    let (outcome, mut summary) = request::map_outcome(
                         &slot.name,
                         &descriptor.info.name,
                         &pr.outcome,
                         &grant,
                     );
+                    summary.timeout_ms = millis(slot.timeout);
+                    summary.elapsed_ms = Some(millis(pr.elapsed));
                     options = options.with_weight(&slot.name, slot.weight);
                     outcomes.push(outcome);
                     summaries.push(summary);
@@ -522,6 +524,7 @@ impl Engine {
                 SlotState::Failed { error } => {
                     let mut summary =
                         ProviderOutcomeSummary::new(&slot.name, None, OutcomeStatus::NotStarted);
+                    summary.timeout_ms = millis(slot.timeout);
                     // Its lines kept (a provider's stderr reads as it was written).
                     summary.detail = Some(request::shorten_lines(error));
                     // It appears in the audit too, under its key.
@@ -566,7 +569,7 @@ impl Engine {
                 consent: ConsentState::Unknown,
                 health: Err(String::new()),
                 weight: slot.weight,
-                timeout_ms: u64::try_from(slot.timeout.as_millis()).unwrap_or(u64::MAX),
+                timeout_ms: millis(slot.timeout),
             };
             let status = match &slot.state {
                 SlotState::Failed { error } => ProviderStatus {
@@ -619,4 +622,9 @@ impl Engine {
         let Engine { fresh, .. } = self;
         fresh.leave_to_exit();
     }
+}
+
+/// `d` in whole milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

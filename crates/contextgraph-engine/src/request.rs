@@ -113,6 +113,13 @@ pub struct ProviderOutcomeSummary {
     /// What to run to fix it, when there is one thing (a consent grant).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// Its deadline for this answer (`timeout_ms` in cgp.toml).
+    pub timeout_ms: u64,
+    /// How long the fan-out spent on it, when it was started: a slow or
+    /// dead provider costs at most its `timeout_ms` (plus timer slack), and
+    /// this is where a many-shard setup sees which shard cost what.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
 }
 
 impl ProviderOutcomeSummary {
@@ -130,6 +137,8 @@ impl ProviderOutcomeSummary {
             dropped_unknown_kinds: 0,
             detail: None,
             action: None,
+            timeout_ms: 0,
+            elapsed_ms: None,
         }
     }
 }

@@ -167,6 +167,13 @@ pub(crate) async fn start(
                 ProviderKind::Stdio {
                     command, args, cwd, ..
                 } => crate::start_failure::describe(&e, command, args, cwd.as_deref()),
+                // One shard of many being down is routine: say what to
+                // check, and that the others answer without it.
+                ProviderKind::Http { .. } => format!(
+                    "{e}; it is left out of every answer until it is reachable: check that \
+                     its server runs (`GET /healthz` answers 200 when it is ready), or set \
+                     enabled = false for it in cgp.toml"
+                ),
                 _ => e.to_string(),
             })
         }

@@ -167,6 +167,10 @@ pub struct ProviderReport {
     pub outcome: ProviderOutcome,
     /// The query as sent to this provider, if one was sent.
     pub sent: Option<ContextQuery>,
+    /// How long the fan-out spent on this provider (ready, consent, the
+    /// query with its retries, the audit): what a slow or dead provider
+    /// cost, so a report can show that it cost no more than its deadline.
+    pub elapsed: Duration,
 }
 
 /// The result of [`Host::query_all`].
@@ -377,7 +381,8 @@ impl Host {
     /// provider's future is polled only when it was woken, and one that
     /// panics becomes that provider's failure, as a panicking task would.
     pub async fn query_all(&self, query: &ContextQuery, timeout: Duration) -> FanOutReport {
-        let deadline = Instant::now() + timeout;
+        let began = Instant::now();
+        let deadline = began + timeout;
         let (ledger, warnings) = self.ledger();
         let options = &self.options;
         let ledger = &ledger;
@@ -405,6 +410,7 @@ impl Host {
                         },
                     },
                     sent: None,
+                    elapsed: began.elapsed(),
                 })
             })
             .collect();
@@ -486,10 +492,12 @@ async fn query_one(
     deadline: Instant,
     options: &HostOptions,
 ) -> ProviderReport {
+    let began = Instant::now();
     let report = |outcome, sent| ProviderReport {
         provider_id: id.clone(),
         outcome,
         sent,
+        elapsed: began.elapsed(),
     };
     let descriptor = match client.ready(deadline).await {
         Ok(d) => d,

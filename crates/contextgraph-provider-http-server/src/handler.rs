@@ -2,7 +2,9 @@
 //! method, content type, size) come first and answer with a status and no
 //! envelope content; a request that passes them is handed to the shared
 //! [`Session`], whose reply is the response body (status 200), or 204 when
-//! the envelope calls for no reply (a notification, `shutdown`).
+//! the envelope calls for no reply (a notification, `shutdown`); a server
+//! that can no longer run the provider because it is shutting down answers
+//! 503 with a `shutting_down` envelope, so a load balancer retries it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -220,7 +222,7 @@ fn too_large<P: Provider>(state: &State<P>, size: &str, max: usize) -> Outcome {
 
 async fn dispatch<P: Provider>(state: &State<P>, body: Bytes) -> Outcome {
     let Ok(permit) = Arc::clone(&state.work).acquire_owned().await else {
-        return unavailable(state);
+        return unavailable(&state.provider);
     };
     let session = Arc::clone(&state.session);
     let reply = tokio::task::spawn_blocking(move || {
@@ -233,20 +235,45 @@ async fn dispatch<P: Provider>(state: &State<P>, body: Bytes) -> Outcome {
         Ok(None) => empty(StatusCode::NO_CONTENT, "none"),
         // The session catches provider panics; this is the runtime refusing
         // the task (it is shutting down).
-        Err(_) => unavailable(state),
+        Err(_) => unavailable(&state.provider),
     }
 }
 
-fn unavailable<P: Provider>(state: &State<P>) -> Outcome {
-    envelope(
-        StatusCode::OK,
+/// The answer of a server that is shutting down: status 503 (with
+/// `Retry-After: 0`) and a `shutting_down` envelope. The status is what a
+/// load balancer reads: nginx retries a request on another replica for a
+/// 503 (`proxy_next_upstream … http_503`) but passes a 200 through whatever
+/// its body says, so during a rolling restart a 200 here would reach the
+/// client as a failure instead of being answered by another replica.
+fn unavailable(provider: &str) -> Outcome {
+    let mut out = envelope(
+        StatusCode::SERVICE_UNAVAILABLE,
         &Envelope::error(
             None,
             ErrorCode::ShuttingDown,
-            format!(
-                "{}: the server is shutting down; retry against a restarted server",
-                state.provider
-            ),
+            format!("{provider}: the server is shutting down; retry against a restarted server"),
         ),
-    )
+    );
+    out.response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("0"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rolling restart behind nginx relies on this status: `proxy_next_upstream
+    /// http_503` retries it on another replica, a 200 would not be retried.
+    #[test]
+    fn a_server_shutting_down_answers_503_with_a_shutting_down_envelope() {
+        let out = unavailable("shard-7");
+        assert_eq!(out.response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            out.response.headers().get(header::RETRY_AFTER),
+            Some(&HeaderValue::from_static("0"))
+        );
+        assert_eq!(out.code.as_deref(), Some("shutting_down"));
+    }
 }

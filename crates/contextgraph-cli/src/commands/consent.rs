@@ -25,6 +25,7 @@ Examples:
   cgp consent grant search                          # an egress provider without scopes (C1, C2)
   cgp consent grant model --scope third-party-model --expires 30d   # one receipt per scope (C6)
   cgp consent grant search --expires 2027-01-01T00:00:00Z
+  cgp consent grant shard-01 shard-02 shard-03 --scope org-tenant   # many shards at once
   cgp consent revoke search
 
 The store is append-only: a revocation is itself recorded. Its location is consent_store in
@@ -34,7 +35,8 @@ else ~/.local/share/contextgraph/consent.ndjson.
 Exit codes:
   0  done (the receipts are printed)
   1  refused or failed: the provider is not configured or not reachable, it needs no consent,
-     a scope it does not declare, nothing to revoke, or the store is unusable
+     a scope it does not declare, nothing to revoke, or the store is unusable (with several
+     providers, each one that could be granted is, and those that were not are named)
   2  usage error")]
 pub struct ConsentArgs {
     /// What to do.
@@ -67,8 +69,11 @@ pub struct ListArgs {
 /// `cgp consent grant`.
 #[derive(Debug, Args)]
 pub struct GrantArgs {
-    /// The provider's name in cgp.toml (see `cgp providers`).
-    pub provider: String,
+    /// The provider's name in cgp.toml (see `cgp providers`); several for
+    /// a fleet of shards (`cgp consent grant shard-{01..50} --scope org-tenant`),
+    /// each started, checked and granted on its own.
+    #[arg(required = true, num_args = 1.., value_name = "PROVIDER")]
+    pub providers: Vec<String>,
     /// An off-machine scope it declares (repeatable): third-party-model, third-party-index, org-tenant, vendor:name.
     #[arg(long = "scope", value_name = "SCOPE")]
     pub scopes: Vec<String>,
@@ -290,27 +295,71 @@ fn grant(args: GrantArgs) -> Result<(), CommandError> {
         expires_at,
         grantor: grantor(args.grantor.clone()),
     };
+    let mut names: Vec<String> = Vec::with_capacity(args.providers.len());
+    for name in &args.providers {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
     let options = EngineOptions {
-        only: Some(vec![args.provider.clone()]),
+        only: Some(names.clone()),
         grant_command_args: args.selection.repeat_args(),
         ..EngineOptions::default()
     };
-    let (records, store) = runtime()?.block_on(async {
+    let (granted, refused, store) = runtime()?.block_on(async {
+        // One engine for all of them: the providers start concurrently, so
+        // granting fifty shards costs one start, not fifty.
         let engine = Engine::start_with(&config, &args.selection.dir, options).await?;
-        let result = engine.grant(&args.provider, &request);
+        let mut granted = Vec::new();
+        let mut refused = Vec::new();
+        for name in &names {
+            match engine.grant(name, &request) {
+                Ok(records) => granted.extend(records),
+                Err(e) => refused.push(e),
+            }
+        }
         let store = engine.consent_store_path().map(|p| p.display().to_string());
         engine.shutdown().await;
-        Ok::<_, CommandError>((result?, store))
+        Ok::<_, CommandError>((granted, refused, store))
     })?;
-    if args.json {
+    // One provider: its error is the command's error, as it always was.
+    if names.len() == 1 {
+        if let Some(e) = refused.into_iter().next() {
+            return Err(e.into());
+        }
+        return print_receipts(&granted, store, args.json);
+    }
+    print_receipts(&granted, store, args.json)?;
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} of {} providers not granted (the others were):\n  {}",
+        refused.len(),
+        names.len(),
+        refused
+            .iter()
+            .map(|e| crate::terminal::for_terminal(&e.to_string()))
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    )
+    .into())
+}
+
+fn print_receipts(
+    records: &[ConsentRecord],
+    store: Option<String>,
+    json: bool,
+) -> Result<(), CommandError> {
+    if json {
         return print_json(&records);
     }
     let mut out = String::new();
-    for r in &records {
+    for r in records {
         out.push_str(&describe(r));
         out.push('\n');
     }
-    if let Some(s) = store {
+    if let Some(s) = store.filter(|_| !records.is_empty()) {
         out.push_str(&format!("# recorded in {s}\n"));
     }
     print_text(&out)

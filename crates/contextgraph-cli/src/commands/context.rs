@@ -433,15 +433,21 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
         .collect();
     // A detail's lines (a provider's stderr) stay lines; everything else in
     // them is escaped.
+    let grant_all =
+        grant_all(answer).map(|c| format!("to grant them all at once, run: {}", for_terminal(&c)));
     if answer.answered() == 0 {
         let failed: Vec<String> = failed
             .iter()
             .map(|f| crate::terminal::lines_for_terminal(f).replace('\n', "\n  "))
+            .chain(grant_all)
             .collect();
         return Err(format!("no provider answered:\n  {}", failed.join("\n  ")).into());
     }
     for f in &failed {
         let _ = writeln!(err, "warning: {}", crate::terminal::lines_for_terminal(f));
+    }
+    if let Some(all) = grant_all {
+        let _ = writeln!(err, "note: {all}");
     }
     // Repairs are not failures, but the provider is not conformant: say so.
     for p in &answer.providers {
@@ -456,6 +462,27 @@ fn report_providers(answer: &ContextAnswer) -> Result<(), CommandError> {
         }
     }
     Ok(())
+}
+
+/// One `cgp consent grant` for every provider refused for want of consent,
+/// when there are several and each needs the same grant (the same scopes
+/// and arguments): fifty shards need one command, not fifty.
+fn grant_all(answer: &ContextAnswer) -> Option<String> {
+    const PREFIX: &str = "cgp consent grant ";
+    let mut names = Vec::new();
+    let mut rest: Option<&str> = None;
+    for p in &answer.providers {
+        let Some(action) = p.action.as_deref() else {
+            continue;
+        };
+        let quoted = contextgraph_engine::shell_quote(&p.name);
+        let tail = action.strip_prefix(PREFIX)?.strip_prefix(quoted.as_str())?;
+        if *rest.get_or_insert(tail) != tail {
+            return None;
+        }
+        names.push(quoted);
+    }
+    (names.len() > 1).then(|| format!("{PREFIX}{}{}", names.join(" "), rest.unwrap_or_default()))
 }
 
 /// ` (announces X)` when the provider announced a name other than its key.

@@ -16,6 +16,7 @@ mod consent;
 mod consent_prompt;
 mod context;
 mod conventions;
+mod fanout;
 mod freshness;
 mod index;
 mod inspect_docs_strict;

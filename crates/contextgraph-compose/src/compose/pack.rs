@@ -81,7 +81,13 @@ pub(super) struct Packing {
 
 /// Pack groups (in `priority` order) under `capacity`: first each provider
 /// within its share, then whatever is left from any provider, so unused
-/// shares are not wasted. A block is tried only if its `lower_bound` fits,
+/// shares are not wasted. The leftover pass goes round by round: every
+/// provider's n-th block (in priority order) is tried before any
+/// provider's (n+1)-th, in priority order within a round. With many
+/// providers (fifty shards) a share is often smaller than any one block, so
+/// this pass places nearly everything; in plain score order the provider
+/// declaring the highest scores (each provider's own, not comparable across
+/// providers) would take the whole budget. A block is tried only if its `lower_bound` fits,
 /// and its `exact` charge is computed at most once. The first block of a
 /// provider to be included also pays for naming the provider
 /// (`declaration`, per provider): the prompt names each provider once,
@@ -127,11 +133,21 @@ pub(super) fn pack(
     }
     // Shares sum to at most `capacity`, and each provider used at most its share.
     let mut room = capacity.saturating_sub(used_by.iter().sum::<u32>());
-    for &g in priority {
-        if !included[g] {
-            if let Some(c) = try_include(g, &mut room, &mut included) {
-                used_by[provider_of(g)] += c;
-            }
+    let mut seen = vec![0usize; shares.len()];
+    let mut rounds: Vec<(usize, usize)> = priority
+        .iter()
+        .map(|&g| {
+            let p = provider_of(g);
+            seen[p] += 1;
+            (seen[p] - 1, g)
+        })
+        .filter(|&(_, g)| !included[g])
+        .collect();
+    // Stable: priority order within a round.
+    rounds.sort_by_key(|&(round, _)| round);
+    for (_, g) in rounds {
+        if let Some(c) = try_include(g, &mut room, &mut included) {
+            used_by[provider_of(g)] += c;
         }
     }
     Packing {

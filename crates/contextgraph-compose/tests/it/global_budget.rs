@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use contextgraph_compose::{
-    plan_shares, water_fill, Budget, Claim, Exclusion, Options, ProviderOutcome,
+    plan_shares, water_fill, Budget, Claim, Exclusion, Options, Placement, ProviderOutcome,
 };
 use contextgraph_types::token_cost_of_len;
 use proptest::prelude::*;
@@ -59,6 +59,68 @@ fn global_budget_unused_share_flows_to_the_provider_that_can_use_it() {
             assert!(*charge > remaining_for_blocks);
         }
     }
+}
+
+/// Fifty shards: each share (a fiftieth of the budget) is smaller than any
+/// frame, so the leftover pass places everything. One shard declares score
+/// 1.0 on forty frames; the others 0.5 on four. Round by round, every
+/// shard's best frame is tried before the loud one's second; in plain score
+/// order the loud one would fill the whole budget.
+#[test]
+fn global_budget_at_fifty_providers_the_highest_declared_scores_do_not_take_all() {
+    let mut outcomes: Vec<ProviderOutcome> = (1..50)
+        .map(|s| {
+            ProviderOutcome::accepted(
+                format!("shard-{s:02}"),
+                (0..4)
+                    .map(|i| {
+                        scored(
+                            &format!("f{i}"),
+                            &text(&format!("shard {s} frame {i}"), 2000),
+                            0.5,
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    outcomes.push(ProviderOutcome::accepted(
+        "shard-00",
+        (0..40)
+            .map(|i| {
+                scored(
+                    &format!("loud{i:02}"),
+                    &text(&format!("loud {i}"), 2000),
+                    1.0,
+                )
+            })
+            .collect(),
+    ));
+    let options = budget(20_000).with_placement(Placement::Ranked);
+    let c = composed(&outcomes, &options);
+    assert_sound(&c, &outcomes);
+    let per_shard = (c.audit.budget.requested - c.audit.budget.preamble) / 50;
+    let loud = c
+        .audit
+        .providers
+        .iter()
+        .find(|p| p.provider_id == "shard-00")
+        .unwrap();
+    let heard = c
+        .audit
+        .providers
+        .iter()
+        .filter(|p| p.frames_included > 0)
+        .count();
+    assert!(
+        heard >= 30,
+        "{heard} of 50 shards in the prompt (shares of {per_shard} tokens each)"
+    );
+    assert!(
+        loud.frames_included <= 2,
+        "the shard declaring the highest scores took {} frames",
+        loud.frames_included
+    );
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! The composed bytes are a contract (prompt caches key on them, D2): the
 //! benchmark workload must compose to exactly these digests, whatever
 //! optimisation the composer gets. A change here is a change of output.
-//! (Last changed on purpose by the compact, verbatim prompt form: `<frame-TOKEN>`
-//! blocks, provider named once, content quoted byte for byte.)
+//! (Last changed on purpose by the leftover pass going round by round, so
+//! that at many providers the highest declared scores cannot take the whole
+//! budget (issue 28); before that by the compact, verbatim prompt form:
+//! `<frame-TOKEN>` blocks, provider named once, content quoted byte for byte.)
 
 use crate::workload;
 
@@ -25,7 +27,7 @@ fn d2_golden_stable_composition_of_the_bench_workload_is_byte_identical() {
     let c = composed(3000, Budget::model_tokens(8000), Placement::Stable);
     assert_eq!(
         digest_of(&c),
-        "sha256:7e13397278879e42f712665980f160ed82149aead53b17478788d82dcb7ed6ea"
+        "sha256:5ff2e2911ac0eef8ada02e9092caaee599cc45396313f65eacc172b793c5b394"
     );
 }
 
@@ -34,6 +36,6 @@ fn d2_golden_ranked_composition_of_the_bench_workload_is_byte_identical() {
     let c = composed(3000, Budget::budget_tokens(400_000), Placement::Ranked);
     assert_eq!(
         digest_of(&c),
-        "sha256:657e6d83de41f2f00ae075538dae41a495d84e4e4bad7cb8ec4210372ef41a50"
+        "sha256:d1c243910eabe4898b65fe554598924546d5890923126565bf03358019b1f3a6"
     );
 }

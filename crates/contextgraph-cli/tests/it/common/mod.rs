@@ -8,3 +8,4 @@ pub mod load;
 pub mod nginx;
 pub mod pty;
 pub mod serve_http;
+pub mod shards;
