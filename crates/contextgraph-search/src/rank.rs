@@ -685,46 +685,8 @@ fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32
 #[cfg(test)]
 mod accumulator_tests {
     use super::*;
-    use crate::chunk::ChunkKind;
-    use crate::index::{FileRecord, Index};
-    use crate::lang::Language;
-    use contextgraph_types::Timestamp;
-
-    /// A file of one chunk per entry of `chunks`, each holding its terms.
-    fn file(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
-        FileRecord {
-            rel_path: path.into(),
-            content_hash: [1; 32],
-            size: 1,
-            mtime_ns: Some(7),
-            language: Language::detect(path),
-            skipped: None,
-            chunks: chunks
-                .iter()
-                .enumerate()
-                .map(|(i, terms)| ChunkRecord {
-                    kind: ChunkKind::Snippet,
-                    local_id: format!("L{i}"),
-                    title: format!("t{i}"),
-                    symbol: None,
-                    start_line: 1 + i as u32,
-                    end_line: 1 + i as u32,
-                    byte_len: 1,
-                    digest: [2; 32],
-                    method: "window".into(),
-                    outline: None,
-                    recorded_at: Timestamp::from_unix(1, 0),
-                    valid_from: Timestamp::from_unix(1, 0),
-                    terms: terms.iter().copied().collect(),
-                    doc_len: terms.iter().map(|x| x.1).sum(),
-                    calls: Vec::new(),
-                    references: Vec::new(),
-                    documents: Vec::new(),
-                    imports: Vec::new(),
-                })
-                .collect(),
-        }
-    }
+    use crate::index::tests::record as file;
+    use crate::index::Index;
 
     /// The accumulators a thread keeps between searches are zero again
     /// after each: a search answers the same after any other search on its

@@ -35,7 +35,7 @@ mod records;
 mod snapshot;
 mod terms;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod update;
 
 #[cfg(feature = "bench-internals")]

@@ -4,7 +4,9 @@ use crate::lang::Language;
 use contextgraph_types::Timestamp;
 use std::sync::Arc;
 
-fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
+/// A file of one chunk per entry of `chunks`, each holding its terms (and
+/// a call to `callee`); shared with the ranking's tests.
+pub(crate) fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
     FileRecord {
         rel_path: path.into(),
         content_hash: [1; 32],
