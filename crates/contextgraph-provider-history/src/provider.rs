@@ -231,7 +231,7 @@ impl HistoryProvider {
             None | Some(Ok(None)) => None,
             Some(Ok(Some(stored))) => Some(stored),
             Some(Err(e)) => {
-                eprintln!("{e}");
+                say(&e.to_string());
                 None
             }
         };
@@ -251,7 +251,7 @@ impl HistoryProvider {
             None => self.refresh_from(None, Origin::Store),
         };
         if let Err(e) = result {
-            eprintln!("{e}");
+            say(&e.to_string());
         }
         *loaded = true;
     }
@@ -307,10 +307,10 @@ impl HistoryProvider {
         let searchable = Arc::new(Searchable::new(snapshot));
         if let (true, Some(store)) = (!unchanged || origin == Origin::Legacy, &self.inner.store) {
             if let Err(e) = store.save(&searchable) {
-                eprintln!(
+                say(&format!(
                     "{PROVIDER_NAME}: cannot write the history index {} ({e}); answering from memory",
                     store.file().display()
-                );
+                ));
             }
         }
         self.install(searchable, report.clone());
@@ -429,7 +429,7 @@ impl Provider for HistoryProvider {
             return Ok(ContextQueryResult::default());
         }
         if let Err(e) = self.refresh() {
-            eprintln!("{e}; answering from the index as it was");
+            say(&format!("{e}; answering from the index as it was"));
         }
         let pin = match query.as_of.as_deref() {
             Some(t) => Some(
@@ -539,7 +539,7 @@ impl Provider for HistoryProvider {
 
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {
         if let Err(e) = self.refresh() {
-            eprintln!("{e}; verifying against the index as it was");
+            say(&format!("{e}; verifying against the index as it was"));
         }
         let index = self.index();
         let repo = self.repo();
@@ -625,4 +625,30 @@ fn build_frame(
         display_name: Some(p.clone()),
     }));
     b.build()
+}
+
+/// Write one diagnostic line on stderr through the project's terminal rule:
+/// these lines carry paths (the working tree's, the cache file's) and, for
+/// a stored index of another tree, the tree path read from that file, and a
+/// directory name can hold an escape sequence.
+fn say(line: &str) {
+    eprintln!("{}", diagnostic(line));
+}
+
+/// [`say`]'s text: control characters and look-alikes escaped.
+fn diagnostic(line: &str) -> std::borrow::Cow<'_, str> {
+    contextgraph_types::display_text::for_terminal(line)
+}
+
+#[cfg(test)]
+mod say_tests {
+    use super::diagnostic;
+
+    #[test]
+    fn a_diagnostic_never_carries_a_control_character_to_the_terminal() {
+        let hostile = "history: the history index /c/h.idx describes /w/\u{1b}]0;owned\u{7}\nforged: line, not this working tree";
+        let shown = diagnostic(hostile);
+        assert!(!shown.chars().any(|c| c.is_control()), "escaped: {shown:?}");
+        assert!(shown.contains("owned") && shown.contains("not this working tree"));
+    }
 }
