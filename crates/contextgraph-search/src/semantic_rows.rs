@@ -438,49 +438,18 @@ fn dots_with(kernel: Kernel, query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     );
 }
 
-/// [`dots`] with AVX2: sixteen components a step, sign-extended to 16-bit
-/// lanes in one instruction, multiplied with the goal's sixteen and summed
-/// pairwise into eight 32-bit lanes (`vpmaddwd`); the lanes are added
-/// together once per row. Loads go through `from_le_bytes`, as in
-/// [`dots_sse2`].
+/// [`dots`] with AVX2 for the built-in model's 128 components
+/// ([`dots_avx2_fixed`]); any other length goes to [`dots_sse2`] (the same
+/// sums), since only the shipped model's rows are scored on every query.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn dots_avx2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     if query.len() == 128 {
-        // The built-in model's length: a fixed trip count the compiler
-        // unrolls, with no bounds check per step (a third fewer
-        // instructions per row than the loop below).
+        // A fixed trip count the compiler unrolls, with no bounds check
+        // per step.
         dots_avx2_fixed::<128>(query, rows, out);
-        return;
-    }
-    use std::arch::x86_64::{
-        __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepi8_epi16,
-        _mm256_extracti128_si256, _mm256_madd_epi16, _mm256_set_epi16, _mm256_setzero_si256,
-        _mm_add_epi32, _mm_cvtsi128_si32, _mm_set_epi64x, _mm_shuffle_epi32,
-    };
-    let goal: Vec<__m256i> = query
-        .chunks_exact(16)
-        .map(|b| {
-            _mm256_set_epi16(
-                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4], b[3],
-                b[2], b[1], b[0],
-            )
-        })
-        .collect();
-    let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    for row in rows.chunks_exact(query.len()) {
-        let mut acc = _mm256_setzero_si256();
-        for (c, &g) in row.chunks_exact(16).zip(&goal) {
-            let x = _mm256_cvtepi8_epi16(_mm_set_epi64x(word(&c[8..]), word(&c[..8])));
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, g));
-        }
-        let acc = _mm_add_epi32(
-            _mm256_castsi256_si128(acc),
-            _mm256_extracti128_si256::<1>(acc),
-        );
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
-        out.push(_mm_cvtsi128_si32(acc));
+    } else {
+        dots_sse2(query, rows, out);
     }
 }
 
@@ -521,8 +490,12 @@ fn dots_sse2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     }
 }
 
-/// [`dots_avx2`] for rows of exactly `DIM` components (a multiple of
-/// 16): the same steps and the same sums, unrolled.
+/// [`dots`] with AVX2 for rows of exactly `DIM` components (a multiple of
+/// 16), unrolled: sixteen components a step, sign-extended to 16-bit lanes
+/// in one instruction, multiplied with the goal's sixteen and summed
+/// pairwise into eight 32-bit lanes (`vpmaddwd`); the lanes are added
+/// together once per row. Loads go through `from_le_bytes`, as in
+/// [`dots_sse2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn dots_avx2_fixed<const DIM: usize>(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
