@@ -96,8 +96,10 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// the old chunk ids and names of those files. Version 9: definitions
 /// inside a parse error's recovery are symbols (an ERROR node is walked),
 /// so a version 8 index would keep those files, or the part of them after
-/// the error, as line windows.
-pub const FORMAT_VERSION: u32 = 9;
+/// the error, as line windows. Version 10: a file with one very long line
+/// (an embedded blob) is no longer skipped as minified unless long lines
+/// hold most of its bytes, so a version 9 index would keep lacking it.
+pub const FORMAT_VERSION: u32 = 10;
 
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";
 pub(crate) const JOURNAL_MAGIC: &[u8; 8] = b"CGPWSJR\x01";
