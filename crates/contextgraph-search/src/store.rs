@@ -98,7 +98,10 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// so a version 8 index would keep those files, or the part of them after
 /// the error, as line windows. Version 10: a file with one very long line
 /// (an embedded blob) is no longer skipped as minified unless long lines
-/// hold most of its bytes, so a version 9 index would keep lacking it.
+/// hold most of its bytes, so a version 9 index would keep lacking it;
+/// and a Kotlin class whose annotated primary constructor starts its own
+/// line keeps its body and the rest of its file (no longer one parse
+/// error from there on).
 pub const FORMAT_VERSION: u32 = 10;
 
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";

@@ -27,8 +27,104 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
     import_kinds: &["import"],
     import_specs,
     import_candidates,
+    parse_mask: mask_constructor_annotations,
     ..BASE
 };
+
+/// Blanks the annotations of a primary constructor that starts its own
+/// line (`value class R<T>` then `@PublishedApi internal constructor(…) {`).
+///
+/// Why: the grammar ends a class header at a line that starts with an
+/// annotation, so such a class parsed without its body and the rest of the
+/// file as one parse error: kotlinx-coroutines' `Channel.kt` lost every
+/// definition after `ChannelResult` (line 813 of 1,600). Blanked (spaces,
+/// same length), the header reads `internal constructor(…) {`, which the
+/// grammar parses; the annotations stay in the chunk's text, which is
+/// read from the file.
+fn mask_constructor_annotations(text: &str) -> Option<String> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut after_header = false;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if !trimmed.is_empty() {
+            if after_header {
+                if let Some(len) = annotations_before_constructor(trimmed) {
+                    let at = start + (line.len() - line.trim_start().len());
+                    let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+                    // `len` ends on an ASCII byte: every byte of any
+                    // multi-byte character before it is blanked too.
+                    for b in buf.iter_mut().skip(at).take(len) {
+                        *b = b' ';
+                    }
+                }
+            }
+            after_header = is_class_header(trimmed);
+        }
+        start += line.len();
+    }
+    out.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// A class header still waiting for its constructor or body.
+fn is_class_header(line: &str) -> bool {
+    !line.contains('{')
+        && !line.starts_with("//")
+        && !line.starts_with('*')
+        && line.split_whitespace().any(|w| w == "class")
+}
+
+/// The length of the annotations at the start of `line` when a primary
+/// constructor follows them (`@A @B(x) internal constructor(`).
+fn annotations_before_constructor(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let mut end = None;
+    loop {
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if b.get(i) != Some(&b'@') {
+            break;
+        }
+        i += 1;
+        let name_start = i;
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':'))
+        {
+            i += 1;
+        }
+        if i == name_start {
+            return None;
+        }
+        if b.get(i) == Some(&b'(') {
+            let mut depth = 0usize;
+            loop {
+                match b.get(i)? {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        end = Some(i);
+    }
+    let end = end?;
+    let mut rest = line[end..].split_whitespace();
+    let mut word = rest.next()?;
+    while matches!(word, "public" | "private" | "protected" | "internal") {
+        word = rest.next()?;
+    }
+    (word == "constructor" || word.starts_with("constructor(")).then_some(end)
+}
 
 /// The first named child of `n` of one of `kinds`.
 fn child_of_kind<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {

@@ -181,6 +181,12 @@ pub(crate) struct LangSpec {
     pub(crate) module_prefix: fn(&str) -> Vec<String>,
     /// Workspace files an import (`spec`, in the file at `rel_path`) may name.
     pub(crate) import_candidates: fn(rel_path: &str, spec: &str) -> Vec<String>,
+    /// The text the grammar parses instead of the file's, where a known
+    /// grammar gap would turn the rest of a file into one parse error:
+    /// the same bytes with a construct blanked out (same length, newlines
+    /// kept), so every node's position is the file's and every chunk's
+    /// text and name are read from the file itself. `None`: parse the file.
+    pub(crate) parse_mask: fn(text: &str) -> Option<String>,
 }
 
 /// A [`LangSpec`] with no definitions, edges or module paths: each
@@ -212,6 +218,7 @@ pub(crate) const BASE: LangSpec = LangSpec {
     opaque_kinds: &[],
     module_prefix: no_module_prefix,
     import_candidates: no_candidates,
+    parse_mask: no_mask,
 };
 
 fn no_grammar() -> tree_sitter::Language {
@@ -246,6 +253,10 @@ fn no_module_prefix(_: &str) -> Vec<String> {
 
 fn no_candidates(_: &str, _: &str) -> Vec<String> {
     Vec::new()
+}
+
+fn no_mask(_: &str) -> Option<String> {
+    None
 }
 
 impl LangSpec {

@@ -65,7 +65,9 @@ pub fn chunk_code(
     lines: &LineIndex,
 ) -> Option<Vec<Chunk>> {
     let spec = lang.spec()?;
-    let tree = parse(lang, text)?;
+    // Positions in the masked text are the file's (see `parse_mask`).
+    let masked = (spec.parse_mask)(text).filter(|m| m.len() == text.len());
+    let tree = parse(lang, masked.as_deref().unwrap_or(text))?;
     let root = tree.root_node();
     let mut cx = Cx {
         lang,

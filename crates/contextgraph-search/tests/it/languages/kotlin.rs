@@ -63,3 +63,37 @@ fn kotlin_definitions_calls_and_imports_resolve() {
     );
     assert_eq!(ix.import(PATH, "java.math.BigDecimal"), None);
 }
+
+/// A primary constructor with an annotation on its own line (kotlinx
+/// coroutines' `ChannelResult`): the grammar alone ends the class header
+/// there and parses the rest of the file as one error, losing every
+/// definition after it.
+#[test]
+fn kotlin_annotated_constructor_on_its_own_line_keeps_the_rest_of_the_file() {
+    let text = "package channels\n\
+                \n\
+                @JvmInline\n\
+                public value class ChannelResult<out T>\n\
+                @PublishedApi internal constructor(@PublishedApi internal val holder: Any?) {\n\
+                \x20   public val isSuccess: Boolean get() = holder !is Failed\n\
+                \x20   public fun getOrNull(): T? = holder as T?\n\
+                }\n\
+                \n\
+                /** Closes the channel, \"é\" included. */\n\
+                public fun closeAll(reason: String): Int {\n\
+                \x20   val text = \"closed: $reason\"\n\
+                \x20   return text.length\n\
+                }\n";
+    let c = chunks("channels/Channel.kt", text);
+    // Lines 3-8: the annotations are part of the class's chunk, whose
+    // text is read from the file.
+    assert_symbol(&c, "ChannelResult", "ChannelResult", "class", (3, 8));
+    assert_symbol(
+        &c,
+        "ChannelResult.getOrNull",
+        "getOrNull",
+        "function",
+        (7, 7),
+    );
+    assert_symbol(&c, "closeAll", "closeAll", "function", (10, 14));
+}
