@@ -27,36 +27,53 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
     import_kinds: &["import"],
     import_specs,
     import_candidates,
-    parse_mask: mask_constructor_annotations,
+    parse_mask: mask_grammar_gaps,
     ..BASE
 };
 
-/// Blanks the annotations of a primary constructor that starts its own
-/// line (`value class R<T>` then `@PublishedApi internal constructor(…) {`).
+/// Blanks, for the parse only, the two constructs of current Kotlin the
+/// grammar cannot parse, each of which turned the rest of a file into one
+/// parse error (every definition after it lost):
 ///
-/// Why: the grammar ends a class header at a line that starts with an
-/// annotation, so such a class parsed without its body and the rest of the
-/// file as one parse error: kotlinx-coroutines' `Channel.kt` lost every
-/// definition after `ChannelResult` (line 813 of 1,600). Blanked (spaces,
-/// same length), the header reads `internal constructor(…) {`, which the
-/// grammar parses; the annotations stay in the chunk's text, which is
-/// read from the file.
-fn mask_constructor_annotations(text: &str) -> Option<String> {
+/// - the annotations of a primary constructor that starts its own line
+///   (`value class R<T>` then `@PublishedApi internal constructor(…) {`):
+///   the grammar ends the class header at a line that starts with an
+///   annotation (kotlinx-coroutines' `Channel.kt`, from line 813 of 1,600);
+/// - a guard on a `when` branch (`is IntegerColumnType if seq != null ->`,
+///   Kotlin 2.1): Exposed's `ColumnType.kt` was one error from line 140 of
+///   1,473.
+///
+/// Blanked (spaces, same length), the header reads `internal
+/// constructor(…) {` and the branch `is IntegerColumnType ->`, which the
+/// grammar parses; the chunks' text is read from the file, so the
+/// annotations and guards are still in it.
+fn mask_grammar_gaps(text: &str) -> Option<String> {
     let mut out: Option<Vec<u8>> = None;
+    let mut blank = |at: usize, len: usize| {
+        let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+        // Each span ends on an ASCII byte: every byte of any multi-byte
+        // character inside it is blanked too.
+        for b in buf.iter_mut().skip(at).take(len) {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    };
     let mut after_header = false;
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim();
+        let indent = line.len() - line.trim_start().len();
         if !trimmed.is_empty() {
             if after_header {
                 if let Some(len) = annotations_before_constructor(trimmed) {
-                    let at = start + (line.len() - line.trim_start().len());
-                    let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-                    // `len` ends on an ASCII byte: every byte of any
-                    // multi-byte character before it is blanked too.
-                    for b in buf.iter_mut().skip(at).take(len) {
-                        *b = b' ';
-                    }
+                    blank(start + indent, len);
+                }
+            }
+            if let Some(at) = when_guard_start(trimmed) {
+                let from = start + indent + at;
+                if let Some(len) = guard_len(&text[from..]) {
+                    blank(from, len);
                 }
             }
             after_header = is_class_header(trimmed);
@@ -64,6 +81,61 @@ fn mask_constructor_annotations(text: &str) -> Option<String> {
         start += line.len();
     }
     out.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// Where the guard of a `when` branch starts in `line` (` if cond` in
+/// `is T if cond -> …`), when the line is such a branch.
+fn when_guard_start(line: &str) -> Option<usize> {
+    let subject = ["is ", "!is ", "in ", "!in "];
+    if !subject.iter().any(|p| line.starts_with(p)) {
+        return None;
+    }
+    let head = line.find("->").map_or(line, |arrow| &line[..arrow]);
+    head.find(" if ")
+}
+
+/// Lines a guard may span (`if (` … `) ->` over a few lines).
+const MAX_GUARD_LINES: usize = 12;
+
+/// The length of a guard that starts `rest`, up to its branch's arrow at
+/// bracket depth 0; `None` when no arrow closes it within a few lines or
+/// a brace opens first (then it is not a guard this rule understands).
+fn guard_len(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    let mut depth = 0usize;
+    let mut lines = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b'{' | b'}' if depth == 0 => return None,
+            // A string or character literal, skipped whole (on its line).
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while b.get(i).is_some_and(|&c| c != q) {
+                    match b[i] {
+                        b'\n' => return None,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+                if i >= b.len() {
+                    return None;
+                }
+            }
+            b'\n' => {
+                lines += 1;
+                if lines > MAX_GUARD_LINES {
+                    return None;
+                }
+            }
+            b'-' if depth == 0 && b.get(i + 1) == Some(&b'>') => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A class header still waiting for its constructor or body.

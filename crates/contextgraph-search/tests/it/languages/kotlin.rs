@@ -97,3 +97,29 @@ fn kotlin_annotated_constructor_on_its_own_line_keeps_the_rest_of_the_file() {
     );
     assert_symbol(&c, "closeAll", "closeAll", "function", (10, 14));
 }
+
+/// A guard on a `when` branch (Kotlin 2.1, Exposed's `ColumnType.kt`): the
+/// grammar alone parses the rest of the file as one error.
+#[test]
+fn kotlin_when_guards_keep_the_rest_of_the_file() {
+    let text = "class AutoInc(val seq: String?) {\n\
+                \x20   private fun resolve(t: ColumnType): String = when (t) {\n\
+                \x20       is IntegerColumnType if seq != null -> \"int\"\n\
+                \x20       !is LongColumnType if (seq ?: \"0\") >= \"8.0\" -> if (t.nullable) \"a\" else \"b\"\n\
+                \x20       is BlobColumnType if (\n\
+                \x20           t.nullable && seq != null\n\
+                \x20           ) -> \"blob\"\n\
+                \x20       else -> \"other\"\n\
+                \x20   }\n\
+                \n\
+                \x20   fun next(): String = seq ?: \"none\"\n\
+                }\n\
+                \n\
+                fun after(x: Int): Int {\n\
+                \x20   return x\n\
+                }\n";
+    let c = chunks("core/ColumnType.kt", text);
+    assert_symbol(&c, "AutoInc.resolve", "resolve", "function", (2, 9));
+    assert_symbol(&c, "AutoInc.next", "next", "function", (11, 11));
+    assert_symbol(&c, "after", "after", "function", (14, 16));
+}
