@@ -101,7 +101,8 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// hold most of its bytes, so a version 9 index would keep lacking it;
 /// and a Kotlin class whose annotated primary constructor starts its own
 /// line keeps its body and the rest of its file (no longer one parse
-/// error from there on).
+/// error from there on), as do a Kotlin `when` guard and a C or C++
+/// conditional whose branches each open a brace.
 pub const FORMAT_VERSION: u32 = 10;
 
 pub(crate) const SNAPSHOT_MAGIC: &[u8; 8] = b"CGPWSIX\x01";

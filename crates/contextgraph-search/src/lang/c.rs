@@ -39,6 +39,7 @@ const C_FAMILY: LangSpec = LangSpec {
     import_kinds: &["preproc_include"],
     import_specs,
     import_candidates,
+    parse_mask: super::preproc::mask_unbalanced_conditionals,
     ..BASE
 };
 

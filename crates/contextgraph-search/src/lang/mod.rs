@@ -25,6 +25,7 @@ mod javascript;
 mod kotlin;
 mod lua;
 mod php;
+mod preproc;
 mod python;
 mod ruby;
 mod rust;

@@ -575,6 +575,48 @@ mod tests {
         }
     }
 
+    /// tmux's `utf8.c`: an `#ifdef` whose branches each open a `switch`
+    /// brace made the rest of the file one parse error. The chunker parses
+    /// the first branch only (`lang/preproc.rs`); both functions are
+    /// symbols with their whole bodies.
+    #[test]
+    fn conditional_branches_that_each_open_a_brace_parse_as_one() {
+        let text = "static enum utf8_state\n\
+            utf8_width(struct utf8_data *ud, int *width)\n\
+            {\n\
+            \twchar_t\twc;\n\
+            #ifdef HAVE_UTF8PROC\n\
+            \tswitch (utf8proc_mbtowc(&wc, ud->data, ud->size)) {\n\
+            #else\n\
+            \tswitch (mbtowc(&wc, ud->data, ud->size)) {\n\
+            #endif\n\
+            \tcase -1:\n\
+            \t\treturn (UTF8_ERROR);\n\
+            \t}\n\
+            \treturn (UTF8_DONE);\n\
+            }\n\
+            \n\
+            void\n\
+            utf8_copy(struct utf8_data *to, const struct utf8_data *from)\n\
+            {\n\
+            \tmemcpy(to, from, sizeof *to);\n\
+            }\n";
+        let tree = parse(Language::C, text).expect("parses");
+        assert!(
+            tree.root_node().has_error(),
+            "the fixture must provoke the parse error it is about"
+        );
+        let lines = LineIndex::new(text);
+        let chunks = chunk_code("utf8.c", Language::C, text, &lines).expect("chunked");
+        for (name, start, end) in [("utf8_width", 1, 14), ("utf8_copy", 16, 20)] {
+            let c = chunks
+                .iter()
+                .find(|c| c.symbol.as_ref().is_some_and(|s| s.name == name))
+                .unwrap_or_else(|| panic!("{name} is a symbol: {chunks:#?}"));
+            assert_eq!((c.start_line, c.end_line), (start, end), "{name}");
+        }
+    }
+
     #[test]
     fn names_in_file_drop_only_the_files_own_module_path() {
         assert_eq!(
