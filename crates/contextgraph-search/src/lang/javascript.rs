@@ -1,5 +1,7 @@
 //! JavaScript, TypeScript and TSX (one table, three grammars): functions,
-//! classes and their methods, functions bound to a `const`, interfaces,
+//! classes and their methods, functions bound to a `const`, functions and
+//! classes a module exports by assignment (`module.exports = …`,
+//! `exports.name = …`) or as its anonymous default export, interfaces,
 //! types, enums, namespaces; `import`, re-exports and `require('…')`.
 
 use tree_sitter::Node;
@@ -34,7 +36,14 @@ const DEFINITIONS: &[DefKind] = &[
 /// and type references.
 const ECMASCRIPT: LangSpec = LangSpec {
     definitions: DEFINITIONS,
-    special: &["lexical_declaration", "variable_declaration"],
+    special: &[
+        "lexical_declaration",
+        "variable_declaration",
+        "expression_statement",
+        "function_expression",
+        "arrow_function",
+        "generator_function",
+    ],
     special_class: classify,
     wrappers: &["export_statement"],
     descend: &[
@@ -74,22 +83,88 @@ pub(crate) static TSX: LangSpec = LangSpec {
     ..ECMASCRIPT
 };
 
-/// `const retry = (…) => {…}`: a function (or class) bound to a name.
+/// The label of a value that is a definition: a function or a class.
+fn value_label(value: Node<'_>) -> Option<&'static str> {
+    match value.kind() {
+        "arrow_function" | "function_expression" | "function" | "generator_function" => {
+            Some("function")
+        }
+        "class" => Some("class"),
+        _ => None,
+    }
+}
+
+/// The special kinds: a function (or class) bound to a `const`, assigned
+/// to a CommonJS export, or exported as the anonymous default.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    match n.kind() {
+        "lexical_declaration" | "variable_declaration" => bound_to_name(src, n),
+        "expression_statement" => commonjs_export(src, n),
+        _ => anonymous_default_export(src, n),
+    }
+}
+
+/// `const retry = (…) => {…}`: a function (or class) bound to a name.
+fn bound_to_name<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let mut c = n.walk();
     let decl = n
         .named_children(&mut c)
         .find(|d| d.kind() == "variable_declarator")?;
     let value = decl.child_by_field_name("value")?;
-    let label = match value.kind() {
-        "arrow_function" | "function_expression" | "function" | "generator_function" => "function",
-        "class" => "class",
-        _ => return None,
-    };
     Some(Class::plain(
         src.field_text(decl, "name")?,
-        label,
+        value_label(value)?,
         value.child_by_field_name("body"),
+    ))
+}
+
+/// `module.exports = function collect(…) {…}`, `exports.retry = (…) =>
+/// {…}`, `module.exports.Client = class {…}`: CommonJS's way of defining
+/// what a module offers, which left such a module without a symbol. The
+/// name is the exported one; a function assigned whole to
+/// `module.exports` is named by its own name, or `default` (what an ES
+/// module calls its whole export) when it has none.
+fn commonjs_export<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    let assign = n
+        .named_child(0)
+        .filter(|a| a.kind() == "assignment_expression")?;
+    let left = assign.child_by_field_name("left")?;
+    let value = assign.child_by_field_name("right")?;
+    let label = value_label(value)?;
+    let target = src.text(left);
+    let name = match target {
+        "module.exports" => src
+            .field_text(value, "name")
+            .unwrap_or_else(|| "default".to_owned()),
+        _ => {
+            let member = target
+                .strip_prefix("module.exports.")
+                .or_else(|| target.strip_prefix("exports."))?;
+            if member.is_empty()
+                || !member
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            {
+                return None;
+            }
+            member.to_owned()
+        }
+    };
+    Some(Class::plain(name, label, value.child_by_field_name("body")))
+}
+
+/// `export default function (…) {…}`, `export default (…) => …`: a
+/// module's anonymous default export, named `default` as the module
+/// system names it. (A named one is a declaration the table finds.)
+fn anonymous_default_export<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
+    n.parent().filter(|p| p.kind() == "export_statement")?;
+    let name = src
+        .field_text(n, "name")
+        .unwrap_or_else(|| "default".to_owned());
+    Some(Class::plain(
+        name,
+        value_label(n)?,
+        n.child_by_field_name("body"),
     ))
 }
 

@@ -10,6 +10,7 @@ mod bash;
 mod csharp;
 mod elixir;
 mod haskell;
+mod javascript;
 mod kotlin;
 mod lua;
 mod php;
