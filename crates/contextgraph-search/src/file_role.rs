@@ -171,6 +171,7 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
     if !is_code {
         match language {
             Language::Markdown | Language::Text => return FileRole::Docs,
+            _ if is_template_file(file) => return FileRole::Example,
             _ if is_docs_file(file) => return FileRole::Docs,
             // Manuals kept as data (`manual.yml`) or markup under a docs folder.
             _ if dir_parts().any(|p| DOC_DIRS.contains(&p)) => return FileRole::Docs,
@@ -199,6 +200,29 @@ pub fn file_role(rel_path: &str, language: Language) -> FileRole {
         return FileRole::Stub;
     }
     FileRole::Code
+}
+
+/// Templates a generator fills in (Rails' `Gemfile.tt`, Laravel's
+/// `*.stub`, `*.tmpl`, `*.mustache` …): text shaped like the code it will
+/// produce, repeating its words, but not the code that does the work (the
+/// generator is). They rank as examples do, unless the goal asks for
+/// templates.
+fn is_template_file(file: &str) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        ".tt",
+        ".stub",
+        ".tmpl",
+        ".tpl",
+        ".mustache",
+        ".hbs",
+        ".handlebars",
+        ".j2",
+        ".jinja",
+        ".jinja2",
+        ".liquid",
+        ".ejs",
+    ];
+    EXTENSIONS.iter().any(|e| file.ends_with(e))
 }
 
 /// Non-code, non-Markdown files that are still prose (reStructuredText,
@@ -333,7 +357,7 @@ const TEST_WORDS: &[&str] = &[
     "spec",
     "mock",
 ];
-const EXAMPLE_WORDS: &[&str] = &["example", "demo", "sample", "tutorial"];
+const EXAMPLE_WORDS: &[&str] = &["example", "demo", "sample", "tutorial", "template"];
 const DOC_WORDS: &[&str] = &[
     "readme",
     "doc",
@@ -446,6 +470,17 @@ mod tests {
         assert_eq!(role("examples/simple.rs"), FileRole::Example);
         assert_eq!(role("third_party/zlib/inflate.c"), FileRole::Vendored);
         assert_eq!(role("dist/axios.min.js"), FileRole::Vendored);
+        // Generator templates rank as examples.
+        assert_eq!(
+            role("railties/lib/rails/generators/rails/app/templates/Gemfile.tt"),
+            FileRole::Example
+        );
+        assert_eq!(
+            role("src/Illuminate/Foundation/Console/stubs/model.stub"),
+            FileRole::Example
+        );
+        assert_eq!(role("app/views/layout.html.erb.tt"), FileRole::Example);
+        assert!(GoalRoles::of("which templates does the app generator fill in").examples);
         assert_eq!(role("api/service.pb.go"), FileRole::Vendored);
         assert_eq!(role("types/index.d.ts"), FileRole::Stub);
         assert_eq!(role("click/__init__.py"), FileRole::Stub);
