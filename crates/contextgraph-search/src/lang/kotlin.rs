@@ -41,12 +41,15 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
 ///   annotation (kotlinx-coroutines' `Channel.kt`, from line 813 of 1,600);
 /// - a guard on a `when` branch (`is IntegerColumnType if seq != null ->`,
 ///   Kotlin 2.1): Exposed's `ColumnType.kt` was one error from line 140 of
-///   1,473.
+///   1,473;
+/// - the annotations of a property accessor (`val identifier` /
+///   `@OptIn(InternalApi::class)` / `get() = …`): Exposed's `Schema.kt` and
+///   `VendorDialect.kt` were one error from there.
 ///
 /// Blanked (spaces, same length), the header reads `internal
-/// constructor(…) {` and the branch `is IntegerColumnType ->`, which the
-/// grammar parses; the chunks' text is read from the file, so the
-/// annotations and guards are still in it.
+/// constructor(…) {`, the branch `is IntegerColumnType ->` and the accessor
+/// `get() = …`, which the grammar parses; the chunks' text is read from
+/// the file, so the annotations and guards are still in it.
 fn mask_grammar_gaps(text: &str) -> Option<String> {
     let mut out: Option<Vec<u8>> = None;
     let mut blank = |at: usize, len: usize| {
@@ -59,14 +62,25 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
             }
         }
     };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut after_header = false;
     let mut start = 0;
-    for line in text.split_inclusive('\n') {
+    for (k, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         let indent = line.len() - line.trim_start().len();
         if !trimmed.is_empty() {
             if after_header {
                 if let Some(len) = annotations_before_constructor(trimmed) {
+                    blank(start + indent, len);
+                }
+            }
+            if trimmed.starts_with('@') {
+                let next = lines[k + 1..]
+                    .iter()
+                    .map(|l| l.trim())
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("");
+                if let Some(len) = annotations_before_accessor(trimmed, next) {
                     blank(start + indent, len);
                 }
             }
@@ -149,6 +163,33 @@ fn is_class_header(line: &str) -> bool {
 /// The length of the annotations at the start of `line` when a primary
 /// constructor follows them (`@A @B(x) internal constructor(`).
 fn annotations_before_constructor(line: &str) -> Option<usize> {
+    let end = leading_annotations(line)?;
+    let mut rest = line[end..].split_whitespace();
+    let mut word = rest.next()?;
+    while matches!(word, "public" | "private" | "protected" | "internal") {
+        word = rest.next()?;
+    }
+    (word == "constructor" || word.starts_with("constructor(")).then_some(end)
+}
+
+/// The length of the annotations at the start of `line` when a property
+/// accessor follows them, on the line or as the `next` line holding code
+/// (`val id` / `@OptIn(X::class)` / `get() = …`).
+fn annotations_before_accessor(line: &str, next: &str) -> Option<usize> {
+    let end = leading_annotations(line)?;
+    let rest = line[end..].trim();
+    let accessor = if rest.is_empty() { next } else { rest };
+    let mut words = accessor.split(|c: char| c.is_whitespace() || c == '(' || c == '=');
+    let mut word = words.next()?;
+    while matches!(word, "public" | "private" | "protected" | "internal" | "") {
+        word = words.next()?;
+    }
+    matches!(word, "get" | "set").then_some(end)
+}
+
+/// The length of the annotations (`@A`, `@B(x)`, `@field:C`) at the start
+/// of `line`, when it starts with one.
+fn leading_annotations(line: &str) -> Option<usize> {
     let b = line.as_bytes();
     let mut i = 0;
     let mut end = None;
@@ -189,13 +230,7 @@ fn annotations_before_constructor(line: &str) -> Option<usize> {
         }
         end = Some(i);
     }
-    let end = end?;
-    let mut rest = line[end..].split_whitespace();
-    let mut word = rest.next()?;
-    while matches!(word, "public" | "private" | "protected" | "internal") {
-        word = rest.next()?;
-    }
-    (word == "constructor" || word.starts_with("constructor(")).then_some(end)
+    end
 }
 
 /// The first named child of `n` of one of `kinds`.

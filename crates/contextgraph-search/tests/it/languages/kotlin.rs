@@ -123,3 +123,35 @@ fn kotlin_when_guards_keep_the_rest_of_the_file() {
     assert_symbol(&c, "AutoInc.next", "next", "function", (11, 11));
     assert_symbol(&c, "after", "after", "function", (14, 16));
 }
+
+/// An annotated property accessor (`val identifier` / `@OptIn(…)` /
+/// `get() = …`, Exposed's `Schema.kt`): the grammar alone parses the rest
+/// of the class as one error.
+#[test]
+fn kotlin_annotated_accessors_keep_the_rest_of_the_class() {
+    let text = "data class Schema(\n\
+                \x20   private val name: String,\n\
+                ) {\n\
+                \x20   val identifier\n\
+                \x20       @OptIn(InternalApi::class)\n\
+                \x20       get() = name.uppercase()\n\
+                \n\
+                \x20   var owner: String? = null\n\
+                \x20       @InternalApi set(value) {\n\
+                \x20           field = value\n\
+                \x20       }\n\
+                \n\
+                \x20   fun createStatement(): List<String> {\n\
+                \x20       return listOf(identifier)\n\
+                \x20   }\n\
+                }\n";
+    let c = chunks("core/Schema.kt", text);
+    assert_symbol(&c, "Schema", "Schema", "class", (1, 16));
+    assert_symbol(
+        &c,
+        "Schema.createStatement",
+        "createStatement",
+        "function",
+        (13, 15),
+    );
+}
