@@ -72,8 +72,61 @@ pub(crate) static TYPESCRIPT: LangSpec = LangSpec {
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     extensions: &["ts", "mts", "cts"],
     reference_kinds: &["type_identifier"],
+    parse_mask: separate_generic_call_signatures,
     ..ECMASCRIPT
 };
+
+/// Puts a `;` in the indentation of a generic call signature that follows
+/// another member without a separator, for the parse only:
+///
+/// ```ts
+/// export interface TakePattern<State> {
+///   <P extends Predicate<State>>(predicate: P): Output<State, P>
+///   <P extends Predicate<State>>(predicate: P, timeout: number): Output<State, P>
+/// }
+/// ```
+///
+/// Why: the grammar reads the second `<` as continuing the first member's
+/// return type (`Output<State, P> < P …`), and redux-toolkit's
+/// `listenerMiddleware/types.ts` (1,061 lines) and mobx's `api/action.ts`
+/// were one parse error from there, every definition after it lost. The
+/// `;` takes the place of one space of indentation (same length), so every
+/// position is the file's; the chunks' text is read from the file.
+fn separate_generic_call_signatures(text: &str) -> Option<String> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut previous_code: &str = "";
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let indent = line.len() - line.trim_start().len();
+        if indent > 0
+            && is_generic_call_signature(trimmed)
+            && !previous_code.is_empty()
+            && !previous_code.ends_with([';', ',', '{', '(', '[', '|', '&', '=', ':', '?'])
+        {
+            let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+            // The indentation's first byte is ASCII whitespace.
+            if let Some(b) = buf.get_mut(start) {
+                *b = b';';
+            }
+        }
+        if !trimmed.is_empty() && !trimmed.starts_with("//") && !trimmed.starts_with('*') {
+            previous_code = trimmed;
+        }
+        start += line.len();
+    }
+    out.and_then(|b| String::from_utf8(b).ok())
+}
+
+/// `<T extends X>(…` or `<T>(…`: a type parameter list opening a line and
+/// followed by a parameter list.
+fn is_generic_call_signature(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix('<') else {
+        return false;
+    };
+    rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && (line.contains(">(") || line.ends_with(">("))
+}
 
 pub(crate) static TSX: LangSpec = LangSpec {
     name: "tsx",

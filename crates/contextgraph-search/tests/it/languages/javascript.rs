@@ -70,3 +70,33 @@ fn a_commonjs_export_is_found_by_name() {
     assert_eq!(ix.defined("lookupFiles"), ["lib/utils.js#lookupFiles"]);
     assert_eq!(ix.defined("Runner"), ["lib/utils.js#Runner"]);
 }
+
+/// Generic call signatures one after another without separators
+/// (redux-toolkit's `TakePattern`): the grammar alone reads the second `<`
+/// as continuing the first's return type and the rest of the file as one
+/// error.
+#[test]
+fn typescript_generic_call_signatures_keep_the_rest_of_the_file() {
+    let text = "export interface TakePattern<State> {\n\
+                \x20 <Predicate extends AnyPredicate<State>>(\n\
+                \x20   predicate: Predicate,\n\
+                \x20 ): Output<State, Predicate>\n\
+                \x20 <Predicate extends AnyPredicate<State>>(\n\
+                \x20   predicate: Predicate,\n\
+                \x20   timeout: number,\n\
+                \x20 ): OutputWithTimeout<State, Predicate>\n\
+                }\n\
+                \n\
+                export interface ListenerApi<State> {\n\
+                \x20 take: TakePattern<State>\n\
+                \x20 cancel(): void\n\
+                }\n\
+                \n\
+                export function createListener<State>(state: State): ListenerApi<State> {\n\
+                \x20 return { take: take(state), cancel() {} }\n\
+                }\n";
+    let c = chunks("src/listenerMiddleware/types.ts", text);
+    assert_symbol(&c, "TakePattern", "TakePattern", "interface", (1, 9));
+    assert_symbol(&c, "ListenerApi", "ListenerApi", "interface", (11, 14));
+    assert_symbol(&c, "createListener", "createListener", "function", (16, 18));
+}
