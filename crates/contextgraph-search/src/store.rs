@@ -101,8 +101,9 @@ pub const CACHE_DIR_ENV: &str = "CONTEXTGRAPH_WORKSPACE_CACHE";
 /// hold most of its bytes, so a version 9 index would keep lacking it;
 /// and a Kotlin class whose annotated primary constructor starts its own
 /// line keeps its body and the rest of its file (no longer one parse
-/// error from there on), as do a Kotlin `when` guard and a C or C++
-/// conditional whose branches each open a brace; and a JavaScript or
+/// error from there on), as do a Kotlin `when` guard or annotated
+/// accessor, TypeScript generic call signatures without separators and a
+/// C or C++ conditional whose branches each open a brace; and a JavaScript or
 /// TypeScript function or class exported by assignment (`module.exports =
 /// …`, `exports.name = …`) or as the anonymous default is a symbol.
 pub const FORMAT_VERSION: u32 = 10;
