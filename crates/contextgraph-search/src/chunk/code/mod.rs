@@ -559,14 +559,28 @@ mod tests {
             static int f_plus(int a, int b) {\n\
             \x20 return a + b;\n\
             }\n";
+        assert_c_symbols_despite_a_parse_error(
+            "src/builtin.c",
+            text,
+            &[("type_error", 16, 18), ("f_plus", 20, 22)],
+        );
+    }
+
+    /// `text`, whose plain parse has an error (the case a test is about),
+    /// chunks into the C `symbols` given with their line ranges.
+    fn assert_c_symbols_despite_a_parse_error(
+        path: &str,
+        text: &str,
+        symbols: &[(&str, u32, u32)],
+    ) {
         let tree = parse(Language::C, text).expect("parses");
         assert!(
             tree.root_node().has_error(),
             "the fixture must provoke the parse error it is about"
         );
         let lines = LineIndex::new(text);
-        let chunks = chunk_code("src/builtin.c", Language::C, text, &lines).expect("chunked");
-        for (name, start, end) in [("type_error", 16, 18), ("f_plus", 20, 22)] {
+        let chunks = chunk_code(path, Language::C, text, &lines).expect("chunked");
+        for &(name, start, end) in symbols {
             let c = chunks
                 .iter()
                 .find(|c| c.symbol.as_ref().is_some_and(|s| s.name == name))
@@ -601,20 +615,11 @@ mod tests {
             {\n\
             \tmemcpy(to, from, sizeof *to);\n\
             }\n";
-        let tree = parse(Language::C, text).expect("parses");
-        assert!(
-            tree.root_node().has_error(),
-            "the fixture must provoke the parse error it is about"
+        assert_c_symbols_despite_a_parse_error(
+            "utf8.c",
+            text,
+            &[("utf8_width", 1, 14), ("utf8_copy", 16, 20)],
         );
-        let lines = LineIndex::new(text);
-        let chunks = chunk_code("utf8.c", Language::C, text, &lines).expect("chunked");
-        for (name, start, end) in [("utf8_width", 1, 14), ("utf8_copy", 16, 20)] {
-            let c = chunks
-                .iter()
-                .find(|c| c.symbol.as_ref().is_some_and(|s| s.name == name))
-                .unwrap_or_else(|| panic!("{name} is a symbol: {chunks:#?}"));
-            assert_eq!((c.start_line, c.end_line), (start, end), "{name}");
-        }
     }
 
     #[test]
