@@ -49,6 +49,10 @@
 //! (listed at [`TOKEN_SHAPES`]) is a secret whatever it is called. Both
 //! lists live in this one file.
 
+use std::sync::OnceLock;
+
+use memchr::memmem;
+
 /// Directory names whose whole contents are secret.
 const SECRET_DIRS: &[&str] = &[
     "secrets",
@@ -358,8 +362,8 @@ pub fn secret_in_content(text: &str) -> Option<&'static str> {
         return Some("PEM private key");
     }
     let bytes = text.as_bytes();
-    for shape in TOKEN_SHAPES {
-        for (at, _) in text.match_indices(shape.prefix) {
+    for (shape, finder) in TOKEN_SHAPES.iter().zip(prefix_finders()) {
+        for at in finder.find_iter(bytes) {
             if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
                 continue;
             }
@@ -375,9 +379,26 @@ pub fn secret_in_content(text: &str) -> Option<&'static str> {
     None
 }
 
+/// One searcher per [`TOKEN_SHAPES`] prefix, built once.
+///
+/// Why: every file of a cold build is scanned for each prefix; `str`'s
+/// `match_indices` (a two-way search per prefix) was 4% of a cold build's
+/// CPU on a 6,000-file corpus, where `memchr`'s searchers look for a rare
+/// byte of the prefix with vector instructions first. Same matches: both
+/// report every non-overlapping occurrence from the left.
+fn prefix_finders() -> &'static [memmem::Finder<'static>] {
+    static FINDERS: OnceLock<Vec<memmem::Finder<'static>>> = OnceLock::new();
+    FINDERS.get_or_init(|| {
+        TOKEN_SHAPES
+            .iter()
+            .map(|s| memmem::Finder::new(s.prefix.as_bytes()))
+            .collect()
+    })
+}
+
 fn has_private_key_block(text: &str) -> bool {
     const BEGIN: &str = "-----BEGIN ";
-    for (at, _) in text.match_indices(BEGIN) {
+    for at in memmem::find_iter(text.as_bytes(), BEGIN.as_bytes()) {
         let rest = &text[at + BEGIN.len()..];
         let Some(end) = rest.find("-----") else {
             continue;
@@ -406,6 +427,75 @@ fn has_private_key_block(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// The scan as it was before the `memchr` searchers (`str` matching):
+    /// the reference the faster one must agree with.
+    fn secret_in_content_by_str(text: &str) -> Option<&'static str> {
+        let pem = text.match_indices("-----BEGIN ").any(|(at, _)| {
+            let rest = &text[at + "-----BEGIN ".len()..];
+            rest.find("-----").is_some_and(|end| {
+                let label = &rest[..end];
+                label.contains("PRIVATE KEY")
+                    && label.len() <= 40
+                    && rest[end + 5..]
+                        .lines()
+                        .skip(1)
+                        .find(|l| !l.contains(':'))
+                        .is_some_and(|l| {
+                            let l = l.trim();
+                            l.len() >= 40
+                                && l.bytes().all(|b| {
+                                    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')
+                                })
+                        })
+            })
+        });
+        if pem {
+            return Some("PEM private key");
+        }
+        let bytes = text.as_bytes();
+        for shape in TOKEN_SHAPES {
+            for (at, _) in text.match_indices(shape.prefix) {
+                if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
+                    continue;
+                }
+                let body = bytes[at + shape.prefix.len()..]
+                    .iter()
+                    .take_while(|b| shape.charset.admits(**b))
+                    .count();
+                if body >= shape.min {
+                    return Some(shape.name);
+                }
+            }
+        }
+        None
+    }
+
+    mod same_as_str_matching {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Pieces that make near-misses likely: every prefix, its body
+        /// alphabet, separators, a PEM header.
+        fn piece() -> impl Strategy<Value = String> {
+            let prefixes: Vec<String> = TOKEN_SHAPES.iter().map(|s| s.prefix.to_owned()).collect();
+            prop_oneof![
+                proptest::sample::select(prefixes),
+                "[A-Za-z0-9_-]{0,48}",
+                Just("-----BEGIN RSA PRIVATE KEY-----\n".to_owned()),
+                Just("MIIEowIBAAKCAQEA1234567890abcdefghijklmnopqrstuvwxyzAB==\n".to_owned()),
+                "[ \n:=é\"']{0,3}",
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn the_scan_finds_what_str_matching_finds(pieces in proptest::collection::vec(piece(), 0..24)) {
+                let text: String = pieces.concat();
+                prop_assert_eq!(secret_in_content(&text), secret_in_content_by_str(&text));
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
