@@ -55,7 +55,6 @@ pub mod rerank;
 mod scan;
 mod search;
 pub mod semantic;
-mod semantic_bound;
 mod semantic_cold;
 mod semantic_rows;
 mod semantic_workspace;

@@ -18,7 +18,6 @@
 
 use std::sync::Arc;
 
-use crate::semantic_bound::{Bounds, BoundsCell, GoalBound};
 use crate::vectors_file::{AlignedRows, RowRef};
 
 /// Per-slot vectors: the aligned file's rows, then rows held in memory.
@@ -34,9 +33,6 @@ pub(crate) struct Rows {
     /// Per slot from `base.len()` on: its content digest (zeros when it has
     /// no vector).
     digests: Vec<[u8; 32]>,
-    /// The exact bound that lets a query skip most rows
-    /// (`semantic_bound.rs`), built by the first query of a large index.
-    bounds: BoundsCell,
 }
 
 /// No digest: a slot without a vector.
@@ -51,7 +47,6 @@ impl Rows {
             components: Vec::new(),
             scales: Vec::new(),
             digests: Vec::new(),
-            bounds: BoundsCell::default(),
         }
     }
 
@@ -124,7 +119,7 @@ impl Rows {
                 (self.0)(slot, score);
             }
         }
-        self.score_range(0..self.len(), query, None, live, &mut All(f));
+        self.score_range(0..self.len(), query, live, &mut All(f));
     }
 
     /// [`score`](Self::score) for the slots in `range`, in slot order,
@@ -133,13 +128,11 @@ impl Rows {
     /// row. The per-row work is monomorphised (no call through a pointer
     /// per row: that was a third of the pass's instructions), and a row
     /// the sink does not want by its score alone is not asked about its
-    /// liveness. With `bound`, the rows it covers are first bounded from
-    /// their codes, and only those whose bound the sink wants are read.
+    /// liveness.
     fn score_range(
         &self,
         range: std::ops::Range<usize>,
         query: &Query,
-        bound: Option<(&Bounds, &GoalBound)>,
         live: impl Fn(u32) -> bool,
         sink: &mut impl Sink,
     ) {
@@ -147,63 +140,45 @@ impl Rows {
         if query.q.len() != dim || dim == 0 {
             return;
         }
-        let covered = bound.map_or(0, |(b, _)| b.covered());
-        // The covered rows, then the others (appended since the bounds
-        // were built): each part in slot order, so the sink sees the
-        // rows in slot order.
-        let parts = [
-            (range.start..range.end.min(covered), bound),
-            (range.start.max(covered)..range.end, None),
-        ];
-        let mut scratch = Scratch::default();
+        let mut products = Vec::with_capacity(BLOCK_ROWS);
         let base_len = self.base_len();
-        for (range, bound) in parts {
-            if range.start >= range.end {
-                continue;
-            }
-            if let Some(b) = &self.base {
-                let (start, end) = (range.start.min(base_len), range.end.min(base_len));
-                if start < end {
-                    let (components, scales) = b.block(start..end);
-                    let scales = scales
-                        .chunks_exact(4)
-                        .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]));
-                    let rows = Block {
-                        first: start,
-                        components,
-                        scales,
-                    };
-                    visit_rows(query, dim, rows, bound, &live, sink, &mut scratch);
-                }
-            }
-            let (start, end) = (
-                range.start.max(base_len) - base_len,
-                range.end.max(base_len) - base_len,
-            );
-            let end = end.min(self.scales.len());
+        if let Some(b) = &self.base {
+            let (start, end) = (range.start.min(base_len), range.end.min(base_len));
             if start < end {
-                let components = self.components.get(start * dim..end * dim).unwrap_or(&[]);
-                let rows = Block {
-                    first: start + base_len,
+                let (components, scales) = b.block(start..end);
+                let scales = scales
+                    .chunks_exact(4)
+                    .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]));
+                visit_rows(
+                    query,
+                    dim,
+                    start,
                     components,
-                    scales: self.scales[start..end].iter().copied(),
-                };
-                visit_rows(query, dim, rows, bound, &live, sink, &mut scratch);
+                    scales,
+                    &live,
+                    sink,
+                    &mut products,
+                );
             }
         }
-    }
-
-    /// The exact bounds for these rows, built now when none cover three
-    /// quarters of them (see `semantic_bound.rs`).
-    fn bounds(&self) -> Option<std::sync::Arc<Bounds>> {
-        let n = self.len();
-        self.bounds.get_or_build(n, || {
-            let threads = std::thread::available_parallelism()
-                .map_or(1, |p| p.get())
-                .clamp(1, MAX_THREADS);
-            let row = |i: usize| self.get(i).map(|(_, components, _)| components);
-            Bounds::build(self.dim, n, &row, threads)
-        })
+        let (start, end) = (
+            range.start.max(base_len) - base_len,
+            range.end.max(base_len) - base_len,
+        );
+        let end = end.min(self.scales.len());
+        if start < end {
+            let components = self.components.get(start * dim..end * dim).unwrap_or(&[]);
+            visit_rows(
+                query,
+                dim,
+                start + base_len,
+                components,
+                self.scales[start..end].iter().copied(),
+                &live,
+                sink,
+                &mut products,
+            );
+        }
     }
 
     /// At least the `keep` best-scoring live slots (exactly those scoring
@@ -227,18 +202,9 @@ impl Rows {
                 .clamp(1, MAX_THREADS)
         };
         let part = n.div_ceil(parts);
-        // Large indexes skip the rows whose bound cannot beat the running
-        // floor; small ones are read whole (a millisecond at most).
-        let bounds = if n < PARALLEL_ROWS {
-            None
-        } else {
-            self.bounds()
-        };
-        let goal = bounds.as_ref().and_then(|b| b.goal(&query.q));
-        let bound = bounds.as_deref().zip(goal.as_ref());
         let best_of = |range: std::ops::Range<usize>| {
             let mut top = Top::new(keep);
-            self.score_range(range, query, bound, live, &mut top);
+            self.score_range(range, query, live, &mut top);
             top.into_vec()
         };
         let mut out = if parts == 1 {
@@ -340,85 +306,32 @@ impl Sink for Top {
     }
 }
 
-/// Contiguous rows from slot `first` on: their components (`dim` int8
-/// each, as bytes) and their scales.
-struct Block<'a, S> {
-    first: usize,
-    components: &'a [u8],
-    scales: S,
-}
-
-/// Buffers reused from block to block of one pass.
-#[derive(Default)]
-struct Scratch {
-    /// Integer products of a block.
-    products: Vec<i32>,
-    /// Integer products of the goal's codes with a block's rows' codes.
-    coded: Vec<i32>,
-    /// The bounds of a block's products.
-    most: Vec<f32>,
-    /// The rows of a block whose bound passed: (row in block, scale).
-    kept: Vec<(usize, f32)>,
-}
-
-/// The scoring pass over `rows`: every row with a vector (scale above 0)
-/// is scored `dot · scale · query.scale` and offered to `sink` as [`Sink`]
-/// says. With `bound` (which covers these rows), a row is read only when
-/// the sink wants its bound, scored the same way: the floor only rises,
-/// and a score is never above its bound, so the rows skipped are rows the
-/// sink would refuse, and the sink sees the same rows in the same order.
+/// The scoring pass over contiguous rows (slot `first` on), `dim` int8
+/// components each, with their scales: every row with a vector (scale
+/// above 0) is scored `dot · scale · query.scale` and offered to `sink`
+/// as [`Sink`] says. `products` is the reused block buffer.
+#[allow(clippy::too_many_arguments)]
 #[inline]
-fn visit_rows<S: Iterator<Item = f32>>(
+fn visit_rows(
     query: &Query,
     dim: usize,
-    mut rows: Block<'_, S>,
-    bound: Option<(&Bounds, &GoalBound)>,
+    first: usize,
+    components: &[u8],
+    mut scales: impl Iterator<Item = f32>,
     live: &impl Fn(u32) -> bool,
     sink: &mut impl Sink,
-    scratch: &mut Scratch,
+    products: &mut Vec<i32>,
 ) {
-    for (b, block) in rows.components.chunks(BLOCK_ROWS * dim).enumerate() {
-        let block_first = rows.first + b * BLOCK_ROWS;
-        let Some((bounds, goal)) = bound else {
-            dots(&query.q, block, &mut scratch.products);
-            for (i, (&dot, scale)) in scratch.products.iter().zip(&mut rows.scales).enumerate() {
-                if scale > 0.0 {
-                    let score = dot as f32 * scale * query.scale;
-                    let slot = (block_first + i) as u32;
-                    if sink.wants(score) && live(slot) {
-                        sink.take(slot, score);
-                    }
-                }
-            }
-            continue;
-        };
-        let n = block.len() / dim;
-        dots(
-            &goal.codes,
-            bounds.codes(block_first..block_first + n),
-            &mut scratch.coded,
-        );
-        bounds.bound_block(goal, block_first, n, &scratch.coded, &mut scratch.most);
-        scratch.kept.clear();
-        for ((i, scale), &most) in (0..n).zip(&mut rows.scales).zip(&scratch.most) {
+    for (b, block) in components.chunks(BLOCK_ROWS * dim).enumerate() {
+        dots(&query.q, block, products);
+        let block_first = first + b * BLOCK_ROWS;
+        for (i, (&dot, scale)) in products.iter().zip(&mut scales).enumerate() {
             if scale > 0.0 {
-                let most = most * scale * query.scale;
-                // NaN cannot be compared: such a row is read.
-                if most.is_nan() || sink.wants(most) {
-                    scratch.kept.push((i, scale));
+                let score = dot as f32 * scale * query.scale;
+                let slot = (block_first + i) as u32;
+                if sink.wants(score) && live(slot) {
+                    sink.take(slot, score);
                 }
-            }
-        }
-        let kept = scratch
-            .kept
-            .iter()
-            .map(|&(i, _)| block.get(i * dim..(i + 1) * dim).unwrap_or(&[]));
-        dots_of(&query.q, kept, &mut scratch.products);
-        for (&(i, scale), &dot) in scratch.kept.iter().zip(&scratch.products) {
-            let score = dot as f32 * scale * query.scale;
-            let slot = (block_first + i) as u32;
-            if sink.wants(score) && live(slot) {
-                sink.take(slot, score);
             }
         }
     }
@@ -465,13 +378,6 @@ fn dots(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     dots_with(Kernel::best(), query, rows, out);
 }
 
-/// [`dots`] for rows given one by one (each `query.len()` bytes; one of
-/// another length is scored by the plain loop): the rows of a block that
-/// the bound did not skip, read in place.
-fn dots_of<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut Vec<i32>) {
-    dots_each(Kernel::best(), query, rows, out);
-}
-
 /// The ways [`dots`] can run.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -508,16 +414,6 @@ impl Kernel {
 /// [`dots`] with `kernel` (the plain loop when the processor lacks it, or
 /// the goal's length is not a multiple of 16).
 fn dots_with(kernel: Kernel, query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    dots_each(kernel, query, rows.chunks_exact(query.len().max(1)), out);
-}
-
-/// [`dots_with`] for rows given one by one (see [`dots_of`]).
-fn dots_each<'a>(
-    kernel: Kernel,
-    query: &[i16],
-    rows: impl Iterator<Item = &'a [u8]>,
-    out: &mut Vec<i32>,
-) {
     out.clear();
     #[cfg(target_arch = "x86_64")]
     if query.len().is_multiple_of(16) && kernel != Kernel::Plain {
@@ -536,7 +432,10 @@ fn dots_each<'a>(
         };
         return;
     }
-    out.extend(rows.map(|r| dot_i8(query, r)));
+    out.extend(
+        rows.chunks_exact(query.len().max(1))
+            .map(|r| dot_i8(query, r)),
+    );
 }
 
 /// [`dots`] with AVX2 for the built-in model's 128 components
@@ -544,13 +443,13 @@ fn dots_each<'a>(
 /// sums), since only the shipped model's rows are scored on every query.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn dots_avx2<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut Vec<i32>) {
-    // A fixed trip count the compiler unrolls, with no bounds check per
-    // step: the rows, and the codes of their bounds (`semantic_bound.rs`).
-    match query.len() {
-        128 => dots_avx2_fixed::<128>(query, rows, out),
-        32 => dots_avx2_fixed::<32>(query, rows, out),
-        _ => dots_sse2(query, rows, out),
+fn dots_avx2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
+    if query.len() == 128 {
+        // A fixed trip count the compiler unrolls, with no bounds check
+        // per step.
+        dots_avx2_fixed::<128>(query, rows, out);
+    } else {
+        dots_sse2(query, rows, out);
     }
 }
 
@@ -562,7 +461,7 @@ fn dots_avx2<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut 
 /// unaligned load.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
-fn dots_sse2<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut Vec<i32>) {
+fn dots_sse2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_madd_epi16, _mm_set_epi16, _mm_set_epi64x,
         _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_epi16, _mm_srai_epi16,
@@ -576,11 +475,7 @@ fn dots_sse2<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut 
         .map(|b| _mm_set_epi16(b[15], b[13], b[11], b[9], b[7], b[5], b[3], b[1]))
         .collect();
     let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    for row in rows {
-        if row.len() != query.len() {
-            out.push(dot_i8(query, row));
-            continue;
-        }
+    for row in rows.chunks_exact(query.len()) {
         let mut acc = _mm_setzero_si128();
         for ((c, &e), &o) in row.chunks_exact(16).zip(&even).zip(&odd) {
             let x = _mm_set_epi64x(word(&c[8..]), word(&c[..8]));
@@ -603,11 +498,7 @@ fn dots_sse2<'a>(query: &[i16], rows: impl Iterator<Item = &'a [u8]>, out: &mut 
 /// [`dots_sse2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn dots_avx2_fixed<'a, const DIM: usize>(
-    query: &[i16],
-    rows: impl Iterator<Item = &'a [u8]>,
-    out: &mut Vec<i32>,
-) {
+fn dots_avx2_fixed<const DIM: usize>(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepi8_epi16,
         _mm256_extracti128_si256, _mm256_madd_epi16, _mm256_set_epi16, _mm256_setzero_si256,
@@ -626,9 +517,8 @@ fn dots_avx2_fixed<'a, const DIM: usize>(
         return;
     };
     let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    for row in rows {
+    for row in rows.chunks_exact(DIM) {
         let Ok(row) = <&[u8; DIM]>::try_from(row) else {
-            out.push(dot_i8(query, row));
             continue;
         };
         let mut acc = _mm256_setzero_si256();
@@ -725,70 +615,5 @@ mod tests {
             assert_eq!(top, all[..keep], "keep {keep}");
         }
         assert!(all.iter().all(|&(s, _)| live(s) && !s.is_multiple_of(17)));
-    }
-
-    /// On rows long enough to be bounded (`semantic_bound.rs`), the pass
-    /// that skips rows by their bound keeps exactly the best `keep` of the
-    /// full sort, for goals along the rows' shared direction (the bound's
-    /// tightest case), across it and at the extremes, with repeated rows
-    /// (ties), rows without a vector and dead slots, and rows appended
-    /// after the bounds were built.
-    #[test]
-    fn the_bounded_top_equals_the_head_of_the_full_sort() {
-        let dim = 128;
-        let n = PARALLEL_ROWS + 6_000;
-        let data = crate::semantic_bound::test_rows(n, dim);
-        let mut rows = Rows::new(dim);
-        for i in 0..n {
-            // Every 50th row repeats an earlier one: ties.
-            let at = if i % 50 == 49 { i - 7 } else { i };
-            let v = &data[at * dim..(at + 1) * dim];
-            let digest = [(at % 251) as u8; 32];
-            let row =
-                (!i.is_multiple_of(19)).then_some((0.004 + (at % 7) as f32 * 1e-4, v, &digest));
-            rows.push(row);
-        }
-        let live = |s: u32| !s.is_multiple_of(13);
-        let mut shared = vec![0f32; dim];
-        for v in data.chunks_exact(dim) {
-            for (s, &b) in shared.iter_mut().zip(v) {
-                *s += f32::from(b as i8);
-            }
-        }
-        let goals = [
-            shared.clone(),
-            (0..dim)
-                .map(|d| ((d * 37 % 101) as f32 - 50.0) / 50.0)
-                .collect(),
-            (0..dim)
-                .map(|d| if d % 2 == 0 { 1.0 } else { -1.0 })
-                .collect::<Vec<_>>(),
-            shared
-                .iter()
-                .enumerate()
-                .map(|(d, x)| if d < 64 { -x } else { *x })
-                .collect(),
-        ];
-        for round in 0..2 {
-            if round == 1 {
-                // Appended after the bounds: read whole, in slot order.
-                for i in 0..2_000 {
-                    let v = &data[i * dim..(i + 1) * dim];
-                    rows.push(Some((0.005, v, &[7u8; 32])));
-                }
-            }
-            for goal in &goals {
-                let query = Query::new(goal);
-                let mut all = Vec::new();
-                rows.score(&query, live, |s, x| all.push((s, x)));
-                all.sort_by(crate::semantic::best_first);
-                for keep in [1, 30, 64, 700] {
-                    let mut top = rows.top(&query, &live, keep);
-                    top.sort_by(crate::semantic::best_first);
-                    assert_eq!(top, all[..keep], "keep {keep}, round {round}");
-                }
-            }
-            assert!(rows.bounds().is_some());
-        }
     }
 }
