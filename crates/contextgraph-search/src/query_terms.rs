@@ -198,8 +198,28 @@ impl<'a> ConceptMatcher<'a> {
         if self.concepts == 0 {
             return 0.0;
         }
+        // An ASCII token is matched against the terms without lowercasing
+        // it into a buffer first: the terms are lowercase, so a term equal
+        // to the token's ASCII lowercase is one equal to it ignoring ASCII
+        // case (a term holding an ASCII capital matched no lowercased
+        // token, and is skipped). Asked for every candidate's symbol name.
         let mut mask = 0u32;
-        crate::tokenize::tokens(text, |t| mask |= self.bits(t));
+        crate::tokenize::for_each_token(text, |t| {
+            mask |= match t {
+                crate::tokenize::Token::At(range) => {
+                    let token = text.as_bytes().get(range).unwrap_or(&[]);
+                    self.terms
+                        .iter()
+                        .filter(|(t, _)| {
+                            t.len() == token.len()
+                                && t.as_bytes().eq_ignore_ascii_case(token)
+                                && !t.bytes().any(|b| b.is_ascii_uppercase())
+                        })
+                        .fold(0, |m, (_, bits)| m | bits)
+                }
+                crate::tokenize::Token::Lowered(token) => self.bits(token),
+            }
+        });
         mask.count_ones() as f32 / self.concepts as f32
     }
 
@@ -295,6 +315,63 @@ pub fn is_test_symbol(qualified_symbol: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The share matched without lowercasing ASCII tokens is the share of
+    /// the tokens lowercased and looked up, for names of every shape and
+    /// terms with capitals and non-ASCII letters among them.
+    #[test]
+    fn token_share_is_the_share_of_the_lowercased_tokens() {
+        let concept = |terms: &[&str]| Concept {
+            terms: terms.iter().map(|t| ((*t).to_owned(), 1.0)).collect(),
+        };
+        let concepts = vec![
+            concept(&["http", "https"]),
+            concept(&["server"]),
+            concept(&["parse", "parsed"]),
+            concept(&["URL", "url2"]),
+            concept(&["étage"]),
+            concept(&["x2", "v"]),
+        ];
+        let matcher = ConceptMatcher::new(&concepts);
+        let reference = |text: &str| {
+            let mut mask = 0u32;
+            crate::tokenize::tokens(text, |t| mask |= matcher.bits(t));
+            mask.count_ones() as f32 / matcher.concepts as f32
+        };
+        let pieces = [
+            "HTTPServer",
+            "parse",
+            "Parse",
+            "PARSED",
+            "url",
+            "URL",
+            "Url2",
+            "_",
+            "::",
+            "Étage",
+            "ÉTAGE",
+            "étage",
+            "x2",
+            "X2",
+            "http_Server",
+            "v",
+            "ß",
+            " ",
+            "https",
+            "9",
+        ];
+        let mut state = 7u64;
+        for n in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..1 + n % 6 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            assert_eq!(matcher.token_share(&text), reference(&text), "{text:?}");
+        }
+    }
 
     #[test]
     fn inflections_cover_plural_past_and_gerund_both_ways() {
