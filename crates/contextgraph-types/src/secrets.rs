@@ -363,20 +363,24 @@ pub fn secret_in_content(text: &str) -> Option<&'static str> {
     }
     let bytes = text.as_bytes();
     for (shape, finder) in TOKEN_SHAPES.iter().zip(prefix_finders()) {
-        for at in finder.find_iter(bytes) {
-            if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
-                continue;
-            }
-            let body = bytes[at + shape.prefix.len()..]
-                .iter()
-                .take_while(|b| shape.charset.admits(**b))
-                .count();
-            if body >= shape.min {
-                return Some(shape.name);
-            }
+        if finder.find_iter(bytes).any(|at| token_at(bytes, at, shape)) {
+            return Some(shape.name);
         }
     }
     None
+}
+
+/// Whether the `shape` prefix found at `at` starts a token of that shape:
+/// it starts a word and enough body characters follow.
+fn token_at(bytes: &[u8], at: usize, shape: &TokenShape) -> bool {
+    if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
+        return false;
+    }
+    let body = bytes[at + shape.prefix.len()..]
+        .iter()
+        .take_while(|b| shape.charset.admits(**b))
+        .count();
+    body >= shape.min
 }
 
 /// One searcher per [`TOKEN_SHAPES`] prefix, built once.
@@ -430,44 +434,16 @@ mod tests {
     /// The scan as it was before the `memchr` searchers (`str` matching):
     /// the reference the faster one must agree with.
     fn secret_in_content_by_str(text: &str) -> Option<&'static str> {
-        let pem = text.match_indices("-----BEGIN ").any(|(at, _)| {
-            let rest = &text[at + "-----BEGIN ".len()..];
-            rest.find("-----").is_some_and(|end| {
-                let label = &rest[..end];
-                label.contains("PRIVATE KEY")
-                    && label.len() <= 40
-                    && rest[end + 5..]
-                        .lines()
-                        .skip(1)
-                        .find(|l| !l.contains(':'))
-                        .is_some_and(|l| {
-                            let l = l.trim();
-                            l.len() >= 40
-                                && l.bytes().all(|b| {
-                                    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')
-                                })
-                        })
-            })
-        });
-        if pem {
+        if has_private_key_block(text) {
             return Some("PEM private key");
         }
-        let bytes = text.as_bytes();
-        for shape in TOKEN_SHAPES {
-            for (at, _) in text.match_indices(shape.prefix) {
-                if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
-                    continue;
-                }
-                let body = bytes[at + shape.prefix.len()..]
-                    .iter()
-                    .take_while(|b| shape.charset.admits(**b))
-                    .count();
-                if body >= shape.min {
-                    return Some(shape.name);
-                }
-            }
-        }
-        None
+        TOKEN_SHAPES
+            .iter()
+            .find(|shape| {
+                text.match_indices(shape.prefix)
+                    .any(|(at, _)| token_at(text.as_bytes(), at, shape))
+            })
+            .map(|shape| shape.name)
     }
 
     mod same_as_str_matching {
