@@ -50,6 +50,9 @@ fn hostile_workload() -> Vec<ProviderOutcome> {
 
 #[test]
 fn d2_multithreaded_composition_equals_single_threaded_on_the_bench_workload() {
+    // Compositions compared across calls: the fence seed fixed (see
+    // `common::budget`).
+    contextgraph_compose::fence::set_fence_seed(Some(0));
     let outcomes = workload::candidates(3000);
     for placement in [Placement::Stable, Placement::Ranked] {
         let options = Options::new(Budget::budget_tokens(300_000)).with_placement(placement);
@@ -66,6 +69,7 @@ fn d2_multithreaded_composition_equals_single_threaded_on_the_bench_workload() {
 
 #[test]
 fn d1_multithreaded_composition_equals_single_threaded_on_hostile_frames() {
+    contextgraph_compose::fence::set_fence_seed(Some(0));
     let outcomes = hostile_workload();
     let options = Options::new(Budget::budget_tokens(200_000));
     let one = with_threads(&outcomes, &options, 1);
