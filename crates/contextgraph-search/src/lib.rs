@@ -41,6 +41,7 @@ pub mod build_status;
 pub mod chunk;
 mod codec;
 pub mod file_role;
+mod format_version;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod graph;

@@ -5,6 +5,7 @@
 use tree_sitter::Node;
 
 use super::spec::{Class, LangSpec, Source, BASE};
+use super::syntax::blank_spans;
 
 pub(crate) static KOTLIN: LangSpec = LangSpec {
     name: "kotlin",
@@ -51,17 +52,7 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
 /// `get() = …`, which the grammar parses; the chunks' text is read from
 /// the file, so the annotations and guards are still in it.
 fn mask_grammar_gaps(text: &str) -> Option<String> {
-    let mut out: Option<Vec<u8>> = None;
-    let mut blank = |at: usize, len: usize| {
-        let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-        // Each span ends on an ASCII byte: every byte of any multi-byte
-        // character inside it is blanked too.
-        for b in buf.iter_mut().skip(at).take(len) {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
-    };
+    let mut spans: Vec<(usize, usize)> = Vec::new();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut after_header = false;
     let mut start = 0;
@@ -71,7 +62,7 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
         if !trimmed.is_empty() {
             if after_header {
                 if let Some(len) = annotations_before_constructor(trimmed) {
-                    blank(start + indent, len);
+                    spans.push((start + indent, len));
                 }
             }
             if trimmed.starts_with('@') {
@@ -81,20 +72,20 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
                     .find(|l| !l.is_empty())
                     .unwrap_or("");
                 if let Some(len) = annotations_before_accessor(trimmed, next) {
-                    blank(start + indent, len);
+                    spans.push((start + indent, len));
                 }
             }
             if let Some(at) = when_guard_start(trimmed) {
                 let from = start + indent + at;
                 if let Some(len) = guard_len(&text[from..]) {
-                    blank(from, len);
+                    spans.push((from, len));
                 }
             }
             after_header = is_class_header(trimmed);
         }
         start += line.len();
     }
-    out.and_then(|b| String::from_utf8(b).ok())
+    blank_spans(text, &spans)
 }
 
 /// Where the guard of a `when` branch starts in `line` (` if cond` in

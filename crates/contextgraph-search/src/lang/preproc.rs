@@ -74,12 +74,12 @@ pub(crate) fn mask_unbalanced_conditionals(text: &str) -> Option<String> {
                             top.spans.push((start, line.len()));
                             if top.delta != 0 {
                                 blank.extend(top.spans);
-                            } else if let Some(parent) = stack.last_mut() {
-                                // Balanced: both branches stay, and count
-                                // as the parent's code.
-                                parent
-                                    .spans
-                                    .extend(top.spans.iter().filter(|_| !parent.first).copied());
+                            } else if let Some(parent) = stack.last_mut().filter(|p| !p.first) {
+                                // Balanced, inside a later branch of its
+                                // parent: blanked with that branch if the
+                                // parent is, directive lines included (its
+                                // code lines were recorded as they came).
+                                parent.spans.extend(top.spans);
                             }
                         }
                         continue;
@@ -103,19 +103,8 @@ pub(crate) fn mask_unbalanced_conditionals(text: &str) -> Option<String> {
             }
         }
     }
-    if blank.is_empty() {
-        return None;
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    for (start, len) in blank {
-        for b in bytes.iter_mut().skip(start).take(len) {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
-            }
-        }
-    }
-    // Whole lines were blanked: every multi-byte character with them.
-    String::from_utf8(bytes).ok()
+    // Whole lines are blanked: every multi-byte character with them.
+    super::syntax::blank_spans(text, &blank)
 }
 
 /// `{` minus `}` on one line of C-family code, outside comments, string

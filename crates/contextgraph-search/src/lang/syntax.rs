@@ -90,3 +90,24 @@ pub(crate) fn join_rel(dir: &str, rel: &str) -> Option<String> {
     }
     Some(parts.join("/"))
 }
+
+/// `text` with every `(start, len)` byte span blanked to spaces, line
+/// breaks kept, for a language's `parse_mask`: the same length, so every
+/// position the grammar reports is the file's. `None` when there is no
+/// span. Each span must start and end on a character boundary (a whole
+/// construct, ending on an ASCII byte): every byte of a multi-byte
+/// character inside it is blanked too, so the result stays UTF-8.
+pub(crate) fn blank_spans(text: &str, spans: &[(usize, usize)]) -> Option<String> {
+    if spans.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for &(start, len) in spans {
+        for b in bytes.iter_mut().skip(start).take(len) {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
