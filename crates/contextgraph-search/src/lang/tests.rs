@@ -139,3 +139,44 @@ fn every_kind_and_field_a_spec_names_exists_in_a_grammar_that_uses_it() {
         }
     }
 }
+
+mod parse_masks {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text a hostile repository could hold, built from the pieces the
+    /// masks look for (annotations, guards, directives, call signatures)
+    /// and bytes that break naive scanners (multi-byte characters, lone
+    /// quotes and brackets, `\r`, unterminated constructs).
+    fn hostile() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("class A<T>\n".to_owned()),
+            Just("@Ann(x(\"é\")) internal constructor(".to_owned()),
+            Just("  @OptIn(X::class)\n  get() = 1\n".to_owned()),
+            Just("is T if (a ->".to_owned()),
+            Just("in 1..2 if \"s\\".to_owned()),
+            Just("#if A\n{\n#else\n{\n#endif\n".to_owned()),
+            Just("#endif\n#elif\n".to_owned()),
+            Just("  <T extends X>(a: T): T\n".to_owned()),
+            Just("/* { \n".to_owned()),
+            "[@#<>(){}\\[\\]\"'\\\\ \t\r\n;:=|&?,a-zé漢-]{0,12}",
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        /// Every language's mask, on any text: no panic, and the same
+        /// length with the same line breaks, so positions stay the file's.
+        #[test]
+        fn a_mask_never_panics_and_keeps_every_position(text in hostile()) {
+            for l in Language::ALL {
+                let Some(spec) = l.spec() else { continue };
+                if let Some(masked) = (spec.parse_mask)(&text) {
+                    prop_assert_eq!(masked.len(), text.len(), "{}", spec.name);
+                    let breaks = |s: &str| s.match_indices('\n').map(|m| m.0).collect::<Vec<_>>();
+                    prop_assert_eq!(breaks(&masked), breaks(&text), "{}", spec.name);
+                }
+            }
+        }
+    }
+}
