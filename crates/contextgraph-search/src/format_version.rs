@@ -32,4 +32,7 @@
 /// C or C++ conditional whose branches each open a brace; and a JavaScript or
 /// TypeScript function or class exported by assignment (`module.exports =
 /// …`, `exports.name = …`) or as the anonymous default is a symbol.
-pub const FORMAT_VERSION: u32 = 10;
+/// Version 11: a Kotlin file that uses `suspend` as a name in an
+/// expression (`acquire(suspend = { … })`, `if (suspend(w))`) keeps the
+/// rest of the file (no longer one parse error from there on).
+pub const FORMAT_VERSION: u32 = 11;

@@ -85,7 +85,86 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
         }
         start += line.len();
     }
-    blank_spans(text, &spans)
+    let names = suspend_as_name(text);
+    if names.is_empty() {
+        return blank_spans(text, &spans);
+    }
+    let mut bytes = blank_spans(text, &spans)
+        .unwrap_or_else(|| text.to_owned())
+        .into_bytes();
+    for at in names {
+        // `suspend` (7 ASCII bytes) becomes another name of its length.
+        if let Some(word) = bytes.get_mut(at..at + SUSPEND.len()) {
+            word.copy_from_slice(SUSPEND_STAND_IN);
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+const SUSPEND: &str = "suspend";
+/// What the parse reads where `suspend` is a name: an identifier of the
+/// same length that is no keyword.
+const SUSPEND_STAND_IN: &[u8] = b"suspenx";
+
+/// Where `suspend` is used as a name in an expression, not as the modifier
+/// of a function or a function type: a named argument or an assignment
+/// (`acquire(suspend = { … })`), or a call (`if (suspend(waiter))`,
+/// `suspend { … }`). The grammar takes the word for the modifier there and
+/// gives up on the rest of the file (kotlinx-coroutines' `Semaphore.kt`
+/// was one parse error). A parenthesised list followed by `->` is a
+/// function type (`suspend (Int) -> Unit`) and is left alone.
+fn suspend_as_name(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let is_name = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let skip_blanks = |mut i: usize| {
+        while b.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text.get(from..).and_then(|rest| rest.find(SUSPEND)) {
+        let at = from + found;
+        let end = at + SUSPEND.len();
+        from = end;
+        if at > 0 && is_name(b[at - 1]) || b.get(end).is_some_and(|&c| is_name(c)) {
+            continue;
+        }
+        let next = skip_blanks(end);
+        let as_name = match b.get(next) {
+            Some(b'=') => b.get(next + 1) != Some(&b'='),
+            Some(b'{') => true,
+            Some(b'(') => {
+                let close = closing_paren(b, next);
+                close.is_some_and(|c| !b[skip_blanks(c + 1)..].starts_with(b"->"))
+            }
+            _ => false,
+        };
+        if as_name {
+            out.push(at);
+        }
+    }
+    out
+}
+
+/// The index of the `)` closing the `(` at `open`, on the same line.
+fn closing_paren(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'\n' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Where the guard of a `when` branch starts in `line` (` if cond` in

@@ -155,3 +155,36 @@ fn kotlin_annotated_accessors_keep_the_rest_of_the_class() {
         (13, 15),
     );
 }
+
+/// `suspend` as a name in an expression (kotlinx-coroutines' `Semaphore.kt`:
+/// a parameter called `suspend`, called and passed by name): the grammar
+/// takes it for the modifier and parses the rest of the file as one error.
+/// The modifier and function types stay as they are.
+#[test]
+fn kotlin_suspend_as_a_name_keeps_the_rest_of_the_file() {
+    let text = "internal open class SemaphoreImpl(private val permits: Int) {\n\
+                \x20   protected fun acquire(waiter: Waiter) = acquire(\n\
+                \x20       waiter = waiter,\n\
+                \x20       suspend = { cont -> addAcquireToQueue(cont) },\n\
+                \x20       onAcquired = { cont -> cont.resume(Unit) }\n\
+                \x20   )\n\
+                \n\
+                \x20   private inline fun <W> acquire(waiter: W, suspend: (waiter: W) -> Boolean) {\n\
+                \x20       while (true) {\n\
+                \x20           if (suspend(waiter)) return\n\
+                \x20       }\n\
+                \x20   }\n\
+                \n\
+                \x20   suspend fun release(block: suspend (Int) -> Unit, other: suspend() -> Unit) {\n\
+                \x20       block(permits)\n\
+                \x20   }\n\
+                }\n\
+                \n\
+                fun after(x: Int): Int {\n\
+                \x20   return x\n\
+                }\n";
+    let c = chunks("sync/Semaphore.kt", text);
+    assert_symbol(&c, "SemaphoreImpl", "SemaphoreImpl", "class", (1, 17));
+    assert_symbol(&c, "SemaphoreImpl.release", "release", "function", (14, 16));
+    assert_symbol(&c, "after", "after", "function", (19, 21));
+}
