@@ -1,8 +1,10 @@
 //! Where a grammar gives up on a file: each parse error's first and last
 //! line and the first line's text, for finding the constructs a grammar
 //! cannot parse (`cargo run --release -p contextgraph-search --example
-//! parse_errors -- FILE…`). A chunker gap shows up as an error that runs to
-//! the end of the file.
+//! parse_errors -- [--raw] FILE…`), as the chunker parses it (the language's
+//! parse mask applied; `--raw`: the file's bytes as they are, to see what a
+//! mask fixes). A chunker gap shows up as an error that runs to the end of
+//! the file.
 
 use contextgraph_search::Language;
 
@@ -22,7 +24,9 @@ fn errors(node: tree_sitter::Node<'_>, text: &str, out: &mut Vec<(usize, usize, 
 }
 
 fn main() {
-    for path in std::env::args().skip(1) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let raw = args.iter().any(|a| a == "--raw");
+    for path in args.iter().filter(|a| *a != "--raw") {
         let Ok(text) = std::fs::read_to_string(&path) else {
             eprintln!("{path}: not readable as UTF-8");
             continue;
@@ -36,7 +40,13 @@ fn main() {
         if parser.set_language(&grammar).is_err() {
             continue;
         }
-        let Some(tree) = parser.parse(&text, None) else {
+        // What the chunker parses: the language's parse mask applied.
+        let input = if raw {
+            std::borrow::Cow::Borrowed(text.as_str())
+        } else {
+            lang.parse_input(&text)
+        };
+        let Some(tree) = parser.parse(input.as_ref(), None) else {
             println!("{path}: no tree");
             continue;
         };

@@ -34,5 +34,7 @@
 /// …`, `exports.name = …`) or as the anonymous default is a symbol.
 /// Version 11: a Kotlin file that uses `suspend` as a name in an
 /// expression (`acquire(suspend = { … })`, `if (suspend(w))`) keeps the
-/// rest of the file (no longer one parse error from there on).
-pub const FORMAT_VERSION: u32 = 11;
+/// rest of the file (no longer one parse error from there on). Version 12:
+/// so does one that starts a statement with a member access on a name
+/// `where` (`where?.let { … }`, Exposed's SQL dialects).
+pub const FORMAT_VERSION: u32 = 12;

@@ -85,35 +85,44 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
         }
         start += line.len();
     }
-    let names = suspend_as_name(text);
+    let names = soft_keywords_as_names(text);
     if names.is_empty() {
         return blank_spans(text, &spans);
     }
     let mut bytes = blank_spans(text, &spans)
         .unwrap_or_else(|| text.to_owned())
         .into_bytes();
-    for at in names {
-        // `suspend` (7 ASCII bytes) becomes another name of its length.
-        if let Some(word) = bytes.get_mut(at..at + SUSPEND.len()) {
-            word.copy_from_slice(SUSPEND_STAND_IN);
+    for (at, stand_in) in names {
+        // The word becomes another name of its length (ASCII, so the
+        // text stays UTF-8 and every position stays the file's).
+        if let Some(word) = bytes.get_mut(at..at + stand_in.len()) {
+            word.copy_from_slice(stand_in);
         }
     }
     String::from_utf8(bytes).ok()
 }
 
-const SUSPEND: &str = "suspend";
-/// What the parse reads where `suspend` is a name: an identifier of the
-/// same length that is no keyword.
-const SUSPEND_STAND_IN: &[u8] = b"suspenx";
+/// Soft keywords the grammar reads as keywords where the code uses them as
+/// names, each with what the parse reads instead (a name of the same
+/// length that is no keyword).
+const SUSPEND: (&str, &[u8]) = ("suspend", b"suspenx");
+const WHERE: (&str, &[u8]) = ("where", b"wherx");
 
-/// Where `suspend` is used as a name in an expression, not as the modifier
-/// of a function or a function type: a named argument or an assignment
-/// (`acquire(suspend = { … })`), or a call (`if (suspend(waiter))`,
-/// `suspend { … }`). The grammar takes the word for the modifier there and
-/// gives up on the rest of the file (kotlinx-coroutines' `Semaphore.kt`
-/// was one parse error). A parenthesised list followed by `->` is a
-/// function type (`suspend (Int) -> Unit`) and is left alone.
-fn suspend_as_name(text: &str) -> Vec<usize> {
+/// Where a soft keyword is used as a name in a way the grammar cannot
+/// parse, each gave up on the rest of its file:
+///
+/// - `suspend` in an expression, not as the modifier of a function or a
+///   function type: a named argument or an assignment (`acquire(suspend =
+///   { … })`) or a call (`if (suspend(waiter))`, `suspend { … }`);
+///   kotlinx-coroutines' `Semaphore.kt`. A parenthesised list followed by
+///   `->` is a function type (`suspend (Int) -> Unit`) and is left alone.
+/// - `where` starting a member access on a statement of its own
+///   (`where?.let { … }`, `where.toString()`, `where!!`, `where[0]`): the
+///   grammar reads a type-constraint clause of the statement before;
+///   Exposed's SQL dialects and `AbstractQuery.kt` (a parameter `where:
+///   Op<Boolean>?`). The clause is always `where T : …`, never followed by
+///   one of those.
+fn soft_keywords_as_names(text: &str) -> Vec<(usize, &'static [u8])> {
     let b = text.as_bytes();
     let is_name = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let skip_blanks = |mut i: usize| {
@@ -123,26 +132,32 @@ fn suspend_as_name(text: &str) -> Vec<usize> {
         i
     };
     let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(found) = text.get(from..).and_then(|rest| rest.find(SUSPEND)) {
-        let at = from + found;
-        let end = at + SUSPEND.len();
-        from = end;
-        if at > 0 && is_name(b[at - 1]) || b.get(end).is_some_and(|&c| is_name(c)) {
-            continue;
-        }
-        let next = skip_blanks(end);
-        let as_name = match b.get(next) {
-            Some(b'=') => b.get(next + 1) != Some(&b'='),
-            Some(b'{') => true,
-            Some(b'(') => {
-                let close = closing_paren(b, next);
-                close.is_some_and(|c| !b[skip_blanks(c + 1)..].starts_with(b"->"))
+    for (word, stand_in) in [SUSPEND, WHERE] {
+        let mut from = 0;
+        while let Some(found) = text.get(from..).and_then(|rest| rest.find(word)) {
+            let at = from + found;
+            let end = at + word.len();
+            from = end;
+            if at > 0 && is_name(b[at - 1]) || b.get(end).is_some_and(|&c| is_name(c)) {
+                continue;
             }
-            _ => false,
-        };
-        if as_name {
-            out.push(at);
+            let as_name = if word == SUSPEND.0 {
+                let next = skip_blanks(end);
+                match b.get(next) {
+                    Some(b'=') => b.get(next + 1) != Some(&b'='),
+                    Some(b'{') => true,
+                    Some(b'(') => closing_paren(b, next)
+                        .is_some_and(|c| !b[skip_blanks(c + 1)..].starts_with(b"->")),
+                    _ => false,
+                }
+            } else {
+                matches!(b.get(end), Some(b'.' | b'['))
+                    || b[end..].starts_with(b"?.")
+                    || b[end..].starts_with(b"!!")
+            };
+            if as_name {
+                out.push((at, stand_in));
+            }
         }
     }
     out

@@ -193,6 +193,18 @@ impl Language {
         self.spec().map(|s| (s.grammar)())
     }
 
+    /// The text the grammar is given for `text`: the same bytes with the
+    /// constructs this language's grammar cannot parse masked (see
+    /// `LangSpec::parse_mask`), or `text` itself. The same length, so
+    /// every position in the tree is the file's. For tools that look at the
+    /// parse the chunker sees (`examples/parse_errors.rs`).
+    pub fn parse_input<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        match self.spec().and_then(|s| (s.parse_mask)(text)) {
+            Some(masked) if masked.len() == text.len() => std::borrow::Cow::Owned(masked),
+            _ => std::borrow::Cow::Borrowed(text),
+        }
+    }
+
     /// The separator between scope segments in a qualified name.
     pub fn scope_separator(&self) -> &'static str {
         self.spec().map_or(".", |s| s.scope_separator)

@@ -66,8 +66,7 @@ pub fn chunk_code(
 ) -> Option<Vec<Chunk>> {
     let spec = lang.spec()?;
     // Positions in the masked text are the file's (see `parse_mask`).
-    let masked = (spec.parse_mask)(text).filter(|m| m.len() == text.len());
-    let tree = parse(lang, masked.as_deref().unwrap_or(text))?;
+    let tree = parse(lang, &lang.parse_input(text))?;
     let root = tree.root_node();
     let mut cx = Cx {
         lang,

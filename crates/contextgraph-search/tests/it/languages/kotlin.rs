@@ -188,3 +188,83 @@ fn kotlin_suspend_as_a_name_keeps_the_rest_of_the_file() {
     assert_symbol(&c, "SemaphoreImpl.release", "release", "function", (14, 16));
     assert_symbol(&c, "after", "after", "function", (19, 21));
 }
+
+/// `where` (a parameter of Exposed's dialects, `where: Op<Boolean>?`)
+/// starting a member access on a statement of its own (`where?.let`): the
+/// grammar reads a type-constraint clause of the statement before, and in
+/// Exposed's `SQLiteDialect.kt` (reduced here to what still shows it) the
+/// whole file was one parse error, its later members lost.
+#[test]
+fn kotlin_where_as_a_name_keeps_the_rest_of_the_file() {
+    let text = "internal object SQLiteDataTypeProvider : DataTypeProvider() {\n\
+                \x20   override fun jsonBType(): String {\n\
+                \x20   }\n\
+                }\n\
+                internal object SQLiteFunctionProvider : FunctionProvider() {\n\
+                \x20   override fun concat(separator: String, queryBuilder: QueryBuilder, vararg expr: Expression<*>) = queryBuilder {\n\
+                \x20       if (separator == \"\") {\n\
+                \x20       }\n\
+                \x20   }\n\
+                \x20   override fun <T : String?> regexp(\n\
+                \x20   ) {\n\
+                \x20   }\n\
+                \x20   override fun <T> varPop(\n\
+                \x20   ) {\n\
+                \x20       if (path.size > 1) {\n\
+                \x20       }\n\
+                \x20   }\n\
+                \x20   override fun insert(\n\
+                \x20   ): String {\n\
+                \x20   }\n\
+                \x20   override fun replace(\n\
+                \x20   ): String {\n\
+                \x20   }\n\
+                \x20   override fun upsert(\n\
+                \x20   ): String = with(QueryBuilder(true)) {\n\
+                \x20       if (keyColumns.isNotEmpty()) {\n\
+                \x20           keyColumns.appendTo(prefix = \" (\", postfix = \")\") { column ->\n\
+                \x20           }\n\
+                \x20       }\n\
+                \x20       onUpdate.appendTo { (columnToUpdate, updateExpression) ->\n\
+                \x20       }\n\
+                \x20       where?.let {\n\
+                \x20       }\n\
+                \x20       queryBuilder { +\"EXCLUDED.$columnName\" }\n\
+                \x20   }\n\
+                \x20   override fun queryLimitAndOffset(size: Int?, offset: Long, alreadyOrdered: Boolean): String {\n\
+                \x20       if (size == null && offset > 0) {\n\
+                \x20       }\n\
+                \x20   }\n\
+                \x20   override fun explain(\n\
+                \x20   ): String {\n\
+                \x20       if (analyze || options != null) {\n\
+                \x20       }\n\
+                \x20   }\n\
+                \x20   override fun returning(\n\
+                \x20   ): String {\n\
+                \x20       return with(QueryBuilder(true)) {\n\
+                \x20       }\n\
+                \x20   }\n\
+                }\n\
+                /**\n\
+                \x20*/\n\
+                open class SQLiteDialect : VendorDialect(dialectName, SQLiteDataTypeProvider, SQLiteFunctionProvider) {\n\
+                \x20   override fun createIndex(index: Index): String {\n\
+                \x20   }\n\
+                }\n";
+    let c = chunks("vendors/SQLiteDialect.kt", text);
+    for (qualified, name) in [
+        ("SQLiteFunctionProvider.upsert", "upsert"),
+        ("SQLiteFunctionProvider.explain", "explain"),
+        ("SQLiteFunctionProvider.returning", "returning"),
+        ("SQLiteDialect.createIndex", "createIndex"),
+    ] {
+        assert!(
+            c.iter().any(|ch| ch
+                .symbol
+                .as_ref()
+                .is_some_and(|s| s.qualified == qualified && s.name == name)),
+            "no symbol {qualified}"
+        );
+    }
+}
