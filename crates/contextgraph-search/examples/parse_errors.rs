@@ -27,11 +27,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let raw = args.iter().any(|a| a == "--raw");
     for path in args.iter().filter(|a| *a != "--raw") {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = std::fs::read_to_string(path) else {
             eprintln!("{path}: not readable as UTF-8");
             continue;
         };
-        let lang = Language::detect(&path);
+        let lang = Language::detect(path);
         let Some(grammar) = lang.grammar() else {
             eprintln!("{path}: no grammar");
             continue;
