@@ -32,4 +32,7 @@
 /// C or C++ conditional whose branches each open a brace; and a JavaScript or
 /// TypeScript function or class exported by assignment (`module.exports =
 /// …`, `exports.name = …`) or as the anonymous default is a symbol.
-pub const FORMAT_VERSION: u32 = 10;
+/// Version 11: a symbol chunk's record holds its qualified name's tokens
+/// (`ChunkRecord::symbol_tokens`, written after the symbol's kind label),
+/// so a version 10 record would be misread.
+pub const FORMAT_VERSION: u32 = 11;

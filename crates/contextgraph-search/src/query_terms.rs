@@ -231,6 +231,20 @@ impl<'a> ConceptMatcher<'a> {
         mask.count_ones() as f32 / self.concepts as f32
     }
 
+    /// [`token_share`](Self::token_share) of a name from its stored
+    /// tokens ([`symbol_tokens`](crate::tokenize::symbol_tokens) of it):
+    /// the same share, each token looked up once, nothing tokenized.
+    pub fn stored_token_share(&self, symbol_tokens: &str) -> f32 {
+        if self.concepts == 0 {
+            return 0.0;
+        }
+        let mask = symbol_tokens
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .fold(0u32, |m, t| m | self.bits(t));
+        mask.count_ones() as f32 / self.concepts as f32
+    }
+
     /// Share of the concepts named in the file path `rel_path`
     /// (`crates/contextgraph-host/src/consent/store.rs` names `host`,
     /// `consent`, `store`; `src`, `lib`, `mod` … never count): 0 to 1.
@@ -390,6 +404,11 @@ mod tests {
                 text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
             }
             assert_eq!(matcher.token_share(&text), reference(&text), "{text:?}");
+            assert_eq!(
+                matcher.stored_token_share(&crate::tokenize::symbol_tokens(&text)),
+                reference(&text),
+                "{text:?} (stored)"
+            );
         }
     }
 

@@ -393,9 +393,10 @@ pub fn search_with_signals(
             } else {
                 0.0
             };
-            let symbol = chunk.and_then(|(_, c)| c.symbol.as_ref());
-            let name = symbol.map_or(0.0, |s| {
-                name_score(&matcher, &whole_query, &s.name, &s.qualified)
+            let name = chunk.map_or(0.0, |(_, c)| {
+                c.symbol.as_ref().map_or(0.0, |s| {
+                    name_score(&matcher, &whole_query, s, &c.symbol_tokens)
+                })
             });
             let path = match (chunk, index.file_number(slot)) {
                 (Some((file, _)), Some(number)) => {
@@ -585,12 +586,20 @@ fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> FastSet<u32> {
 }
 
 /// How well a symbol's name matches the query: 1 for the exact name, else
-/// the share of the goal's words (any inflection) that are parts of the name.
-fn name_score(matcher: &ConceptMatcher<'_>, whole_query: &str, name: &str, qualified: &str) -> f32 {
-    if equals_lowercased(name, whole_query) || equals_lowercased(qualified, whole_query) {
+/// the share of the goal's words (any inflection) that are parts of the
+/// name (read from the chunk's stored tokens of it, `tokens`).
+fn name_score(
+    matcher: &ConceptMatcher<'_>,
+    whole_query: &str,
+    symbol: &crate::chunk::SymbolInfo,
+    tokens: &str,
+) -> f32 {
+    if equals_lowercased(&symbol.name, whole_query)
+        || equals_lowercased(&symbol.qualified, whole_query)
+    {
         return 1.0;
     }
-    0.8 * matcher.token_share(qualified)
+    0.8 * matcher.stored_token_share(tokens)
 }
 
 /// Whether `text` lowercased is `lower`, without building the lowercase copy
