@@ -25,7 +25,7 @@ use std::path::Path;
 
 use contextgraph_types::{LineRange, Provenance};
 
-use crate::digest::sha256_digest;
+use crate::digest_memo;
 use crate::frame_builder::FrameBuilder;
 use contextgraph_types::FrameKind;
 
@@ -65,7 +65,7 @@ pub enum ProvenanceError {
 /// reaches past the last line.
 ///
 /// This is the inverse of [`file_excerpt`]: hashing its result with
-/// [`sha256_digest`] must reproduce the provenance `digest`.
+/// [`sha256_digest`](crate::sha256_digest) must reproduce the provenance `digest`.
 pub fn read_range(file: &[u8], range: LineRange) -> Option<&[u8]> {
     // Newline to newline with `memchr` (a provider materialises hundreds of
     // excerpts per query, some deep in large files: a byte-by-byte split
@@ -212,7 +212,7 @@ fn file_entry(
         kind: Provenance::FILE.to_owned(),
         uri: Some(uri),
         range: range.map(|r| r.to_string()),
-        digest: Some(sha256_digest(bytes)),
+        digest: Some(digest_memo::digest(bytes)),
         method: non_empty(method),
         by: non_empty(by),
     }

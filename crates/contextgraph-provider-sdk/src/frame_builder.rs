@@ -11,7 +11,7 @@ use contextgraph_types::{
     Violation,
 };
 
-use crate::digest::{sha256_digest, Sha256Hasher};
+use crate::digest::Sha256Hasher;
 
 /// Builds a `full` frame from id, kind, title and content.
 ///
@@ -141,7 +141,10 @@ impl FrameBuilder {
     pub fn build(mut self) -> ContextFrame {
         let f = &mut self.frame;
         f.token_cost = token_cost_for(f.content.as_deref());
-        f.content_digest = f.content.as_deref().map(|c| sha256_digest(c.as_bytes()));
+        f.content_digest = f
+            .content
+            .as_deref()
+            .map(|c| crate::digest_memo::digest(c.as_bytes()));
         if f.citation_label.is_none() && !f.title.trim().is_empty() {
             f.citation_label = Some(f.title.clone());
         }

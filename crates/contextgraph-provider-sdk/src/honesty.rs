@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use contextgraph_types::validate::Anchor;
+use contextgraph_types::validate::{Anchor, ContentHasher};
 use contextgraph_types::{
     is_sha256_digest, Capabilities, ContextQuery, ContextQueryResult, FrameId, FrameVerdict,
     Verdict, VerifyRequest, VerifyResponse, Violation,
@@ -27,7 +27,19 @@ pub fn audit_answer(
     result: &ContextQueryResult,
     capabilities: &Capabilities,
 ) -> Vec<Violation> {
-    let mut violations = result.validate_with(query, &Sha256Hasher);
+    audit_answer_hashing(query, result, capabilities, &Sha256Hasher)
+}
+
+/// [`audit_answer`] with content digests recomputed by `hasher` (the
+/// runner's passes digests its own code computed over equal bytes, see
+/// [`crate::digest_memo`]).
+pub(crate) fn audit_answer_hashing(
+    query: &ContextQuery,
+    result: &ContextQueryResult,
+    capabilities: &Capabilities,
+    hasher: &dyn ContentHasher,
+) -> Vec<Violation> {
+    let mut violations = result.validate_with(query, hasher);
     for (i, frame) in result.frames.iter().enumerate() {
         if !capabilities.offers_representation(frame.representation) {
             violations.push(Violation {

@@ -36,6 +36,7 @@ macro_rules! diag {
 }
 
 pub mod digest;
+mod digest_memo;
 pub mod file_provenance;
 pub mod frame_builder;
 pub mod honesty;

@@ -241,6 +241,7 @@ pub(crate) fn write_chunk(w: &mut Writer, c: &ChunkRecord, with_terms: bool) {
             w.str(&s.name);
             w.str(&s.qualified);
             w.str(&s.kind_label);
+            w.str(&c.symbol_tokens);
         }
         None => w.u8(0),
     }
@@ -317,13 +318,16 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>, with_terms: bool) -> Option<ChunkRe
     let kind = kind_from(r.u8()?)?;
     let local_id = r.string()?;
     let title = r.string()?;
-    let symbol = match r.u8()? {
-        0 => None,
-        1 => Some(SymbolInfo {
-            name: r.string()?,
-            qualified: r.string()?,
-            kind_label: r.string()?,
-        }),
+    let (symbol, symbol_tokens) = match r.u8()? {
+        0 => (None, String::new()),
+        1 => (
+            Some(SymbolInfo {
+                name: r.string()?,
+                qualified: r.string()?,
+                kind_label: r.string()?,
+            }),
+            r.string()?,
+        ),
         _ => return None,
     };
     let start_line = r.u32()?;
@@ -363,6 +367,7 @@ pub(crate) fn read_chunk(r: &mut Reader<'_>, with_terms: bool) -> Option<ChunkRe
         local_id,
         title,
         symbol,
+        symbol_tokens,
         start_line,
         end_line,
         byte_len,

@@ -36,5 +36,8 @@
 /// expression (`acquire(suspend = { … })`, `if (suspend(w))`) keeps the
 /// rest of the file (no longer one parse error from there on). Version 12:
 /// so does one that starts a statement with a member access on a name
-/// `where` (`where?.let { … }`, Exposed's SQL dialects).
-pub const FORMAT_VERSION: u32 = 12;
+/// `where` (`where?.let { … }`, Exposed's SQL dialects). Version 13: a
+/// symbol chunk's record holds its qualified name's tokens
+/// (`ChunkRecord::symbol_tokens`, written after the symbol's kind label),
+/// so a version 12 record would be misread.
+pub const FORMAT_VERSION: u32 = 13;

@@ -61,6 +61,7 @@ mod semantic_rows;
 mod semantic_workspace;
 pub mod store;
 pub mod term_counts;
+mod term_substrings;
 pub mod tokenize;
 mod tree;
 mod unchanged;

@@ -9,6 +9,7 @@
 //! variants into one concept keeps the coordination factor honest (a chunk
 //! holding `store` and `stores` has still matched one word of the goal).
 
+use crate::term_substrings::TermSubstrings;
 use crate::tokenize::distinct_tokens;
 
 /// Question words and fillers that carry nothing in a goal, on top of the
@@ -172,6 +173,8 @@ pub struct ConceptMatcher<'a> {
     /// dozen terms at most: a scan comparing lengths first beats hashing.
     terms: Vec<(&'a str, u32)>,
     concepts: usize,
+    /// The same terms, for the quick test that a text holds none of them.
+    substrings: TermSubstrings<'a>,
 }
 
 impl<'a> ConceptMatcher<'a> {
@@ -186,16 +189,21 @@ impl<'a> ConceptMatcher<'a> {
                 }
             }
         }
+        let substrings = TermSubstrings::new(terms.iter().map(|(t, _)| *t));
         ConceptMatcher {
             terms,
             concepts: concepts.len().min(32),
+            substrings,
         }
     }
 
     /// Share of the concepts among the tokens of `text` (an identifier such
     /// as `host::audit::check_budget` yields its parts): 0 to 1.
     pub fn token_share(&self, text: &str) -> f32 {
-        if self.concepts == 0 {
+        // Most candidates' names hold no term at all: an ASCII name in
+        // which no term occurs (ignoring ASCII case) has no token equal to
+        // one, so its share is zero without tokenizing it.
+        if self.concepts == 0 || !self.substrings.any_in(text) {
             return 0.0;
         }
         // An ASCII token is matched against the terms without lowercasing
@@ -223,10 +231,36 @@ impl<'a> ConceptMatcher<'a> {
         mask.count_ones() as f32 / self.concepts as f32
     }
 
+    /// [`token_share`](Self::token_share) of a name from its stored
+    /// tokens ([`symbol_tokens`](crate::tokenize::symbol_tokens) of it):
+    /// the same share, each token looked up once, nothing tokenized.
+    pub fn stored_token_share(&self, symbol_tokens: &str) -> f32 {
+        if self.concepts == 0 {
+            return 0.0;
+        }
+        let mask = symbol_tokens
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .fold(0u32, |m, t| m | self.bits(t));
+        mask.count_ones() as f32 / self.concepts as f32
+    }
+
     /// Share of the concepts named in the file path `rel_path`
     /// (`crates/contextgraph-host/src/consent/store.rs` names `host`,
     /// `consent`, `store`; `src`, `lib`, `mod` … never count): 0 to 1.
     pub fn path_share(&self, rel_path: &str) -> f32 {
+        // Every word, part or token of an ASCII path is (the lowercase of)
+        // a byte range of it: a path in which no term occurs ignoring ASCII
+        // case names no concept.
+        if self.concepts == 0 || !self.substrings.any_in(rel_path) {
+            return 0.0;
+        }
+        self.path_share_tokenized(rel_path)
+    }
+
+    /// [`path_share`](Self::path_share) without the quick test: every word
+    /// of the path looked up.
+    fn path_share_tokenized(&self, rel_path: &str) -> f32 {
         if self.concepts == 0 {
             return 0.0;
         }
@@ -370,6 +404,66 @@ mod tests {
                 text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
             }
             assert_eq!(matcher.token_share(&text), reference(&text), "{text:?}");
+            assert_eq!(
+                matcher.stored_token_share(&crate::tokenize::symbol_tokens(&text)),
+                reference(&text),
+                "{text:?} (stored)"
+            );
+        }
+    }
+
+    /// A path in which the quick test finds no term has no word, part or
+    /// token naming a concept: the share with the test is the share of
+    /// every word looked up, for paths of every shape.
+    #[test]
+    fn path_share_is_the_share_of_every_word_looked_up() {
+        let concept = |terms: &[&str]| Concept {
+            terms: terms.iter().map(|t| ((*t).to_owned(), 1.0)).collect(),
+        };
+        let concepts = vec![
+            concept(&["http", "https"]),
+            concept(&["server", "src"]),
+            concept(&["URL", "url2"]),
+            concept(&["étage"]),
+            concept(&["x2", "v"]),
+        ];
+        let matcher = ConceptMatcher::new(&concepts);
+        let pieces = [
+            "/",
+            ".",
+            "-",
+            "src",
+            "HttpServer",
+            "http_server",
+            "V",
+            "v",
+            "x2",
+            "X2.rs",
+            "url",
+            "URL",
+            "Url2",
+            "étage",
+            "ÉTAGE",
+            "lib",
+            "ab",
+            "_",
+            "tests",
+            "9",
+        ];
+        let mut state = 11u64;
+        for n in 0..4000 {
+            let mut path = String::new();
+            for _ in 0..1 + n % 7 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                path.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            assert_eq!(
+                matcher.path_share(&path),
+                matcher.path_share_tokenized(&path),
+                "{path:?}"
+            );
         }
     }
 

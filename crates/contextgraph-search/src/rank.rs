@@ -271,9 +271,7 @@ pub fn search_with_signals(
     }
     // Only the best accepted lexical matches go on to the (costlier)
     // combined scoring.
-    let best_first =
-        |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
-    let touched = best_accepted(touched, best_first, &accepted);
+    let touched = best_accepted(by_score(&touched, acc), &accepted);
     // The per-query maps and sets below hash slot numbers with foldhash:
     // SipHash (the std default) was a few percent of a query, and nothing
     // reads them in iteration order (candidates are sorted by slot first).
@@ -395,9 +393,10 @@ pub fn search_with_signals(
             } else {
                 0.0
             };
-            let symbol = chunk.and_then(|(_, c)| c.symbol.as_ref());
-            let name = symbol.map_or(0.0, |s| {
-                name_score(&matcher, &whole_query, &s.name, &s.qualified)
+            let name = chunk.map_or(0.0, |(_, c)| {
+                c.symbol.as_ref().map_or(0.0, |s| {
+                    name_score(&matcher, &whole_query, s, &c.symbol_tokens)
+                })
             });
             let path = match (chunk, index.file_number(slot)) {
                 (Some((file, _)), Some(number)) => {
@@ -524,23 +523,20 @@ impl Accumulators {
 /// them, but `accepted` (which reads each chunk's record) is asked only
 /// of the best ones, in widening windows, not of every slot a common word
 /// touched. Partial selection keeps each window O(n), sorting only it.
-fn best_accepted(
-    mut touched: Vec<u32>,
-    best_first: impl Fn(&u32, &u32) -> std::cmp::Ordering + Copy,
-    accepted: &dyn Fn(u32) -> bool,
-) -> Vec<u32> {
+/// `touched` holds [`by_score`] keys.
+fn best_accepted(mut touched: Vec<u64>, accepted: &dyn Fn(u32) -> bool) -> Vec<u32> {
     let mut window = MAX_LEXICAL_CANDIDATES * 2;
     loop {
         let whole = window >= touched.len();
         if !whole {
-            touched.select_nth_unstable_by(window, best_first);
+            touched.select_nth_unstable(window);
         }
         let n = window.min(touched.len());
         let head = &mut touched[..n];
-        head.sort_unstable_by(best_first);
+        head.sort_unstable();
         let kept: Vec<u32> = head
             .iter()
-            .copied()
+            .map(|&key| key as u32)
             .filter(|&s| accepted(s))
             .take(MAX_LEXICAL_CANDIDATES)
             .collect();
@@ -549,6 +545,25 @@ fn best_accepted(
         }
         window = window.saturating_mul(4);
     }
+}
+
+/// Each slot of `touched` as one integer whose ascending order is the
+/// slots' order best first: score descending (`f32::total_cmp`), then slot
+/// ascending. Selecting and sorting plain integers instead of slots compared
+/// through their scores (a load from the accumulators per comparison) was
+/// most of choosing the best matches; the order, a total one, is the same.
+fn by_score(touched: &[u32], acc: &[f32]) -> Vec<u64> {
+    touched
+        .iter()
+        .map(|&slot| {
+            let bits = acc[slot as usize].to_bits() as i32;
+            // `total_cmp`'s key: flips the magnitude bits of negatives.
+            let ordered = bits ^ (((bits >> 31) as u32) >> 1) as i32;
+            // Descending: the largest score gets the smallest key.
+            let descending = !((ordered as u32) ^ 0x8000_0000);
+            (u64::from(descending) << 32) | u64::from(slot)
+        })
+        .collect()
 }
 
 /// Of phrase-matching slots, those not enclosing another match of the same
@@ -571,12 +586,20 @@ fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> FastSet<u32> {
 }
 
 /// How well a symbol's name matches the query: 1 for the exact name, else
-/// the share of the goal's words (any inflection) that are parts of the name.
-fn name_score(matcher: &ConceptMatcher<'_>, whole_query: &str, name: &str, qualified: &str) -> f32 {
-    if equals_lowercased(name, whole_query) || equals_lowercased(qualified, whole_query) {
+/// the share of the goal's words (any inflection) that are parts of the
+/// name (read from the chunk's stored tokens of it, `tokens`).
+fn name_score(
+    matcher: &ConceptMatcher<'_>,
+    whole_query: &str,
+    symbol: &crate::chunk::SymbolInfo,
+    tokens: &str,
+) -> f32 {
+    if equals_lowercased(&symbol.name, whole_query)
+        || equals_lowercased(&symbol.qualified, whole_query)
+    {
         return 1.0;
     }
-    0.8 * matcher.token_share(qualified)
+    0.8 * matcher.stored_token_share(tokens)
 }
 
 /// Whether `text` lowercased is `lower`, without building the lowercase copy
@@ -685,6 +708,31 @@ fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32
 #[cfg(test)]
 mod accumulator_tests {
     use super::*;
+
+    /// The keys' ascending order is the ranking's best-first order (score
+    /// by `total_cmp` descending, then slot), signs, zeros, infinities and
+    /// NaN included.
+    #[test]
+    fn score_keys_sort_best_first() {
+        let scores = [
+            0.5f32,
+            -0.0,
+            0.0,
+            -1.5,
+            f32::INFINITY,
+            f32::NAN,
+            1e-30,
+            0.5,
+            -f32::NAN,
+        ];
+        let acc: Vec<f32> = scores.iter().cycle().take(40).copied().collect();
+        let touched: Vec<u32> = (0..40).rev().collect();
+        let mut keys = by_score(&touched, &acc);
+        keys.sort_unstable();
+        let mut expected = touched.clone();
+        expected.sort_by(|a, b| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b)));
+        assert_eq!(keys.iter().map(|&k| k as u32).collect::<Vec<_>>(), expected);
+    }
     use crate::index::tests::record as file;
     use crate::index::Index;
 

@@ -146,9 +146,7 @@ impl Rows {
             let (start, end) = (range.start.min(base_len), range.end.min(base_len));
             if start < end {
                 let (components, scales) = b.block(start..end);
-                let scales = scales
-                    .chunks_exact(4)
-                    .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]));
+                let scales = LeScales(scales);
                 visit_rows(
                     query,
                     dim,
@@ -173,7 +171,7 @@ impl Rows {
                 dim,
                 start + base_len,
                 components,
-                self.scales[start..end].iter().copied(),
+                &self.scales[start..end],
                 &live,
                 sink,
                 &mut products,
@@ -286,6 +284,12 @@ impl Top {
 trait Sink {
     /// Whether a row scoring `score` would be kept.
     fn wants(&self, score: f32) -> bool;
+    /// A score no row at or below which is wanted now, if there is one
+    /// (`wants(s)` is `s > floor` and the floor only rises): lets the pass
+    /// skip a run of rows none of which beats it with one vector test.
+    fn floor(&self) -> Option<f32> {
+        None
+    }
     /// Keeps a live row that [`wants`](Self::wants) accepted.
     fn take(&mut self, slot: u32, score: f32);
 }
@@ -296,6 +300,12 @@ impl Sink for Top {
     /// so a score equal to the floor never enters.
     fn wants(&self, score: f32) -> bool {
         score > self.floor
+    }
+
+    /// The running floor: it only rises (each shrink keeps the best
+    /// `keep` of a superset of the rows the last one kept).
+    fn floor(&self) -> Option<f32> {
+        Some(self.floor)
     }
 
     fn take(&mut self, slot: u32, score: f32) {
@@ -317,7 +327,7 @@ fn visit_rows(
     dim: usize,
     first: usize,
     components: &[u8],
-    mut scales: impl Iterator<Item = f32>,
+    scales: impl Scales,
     live: &impl Fn(u32) -> bool,
     sink: &mut impl Sink,
     products: &mut Vec<i32>,
@@ -325,17 +335,90 @@ fn visit_rows(
     for (b, block) in components.chunks(BLOCK_ROWS * dim).enumerate() {
         dots(&query.q, block, products);
         let block_first = first + b * BLOCK_ROWS;
-        for (i, (&dot, scale)) in products.iter().zip(&mut scales).enumerate() {
-            if scale > 0.0 {
-                let score = dot as f32 * scale * query.scale;
-                let slot = (block_first + i) as u32;
-                if sink.wants(score) && live(slot) {
-                    sink.take(slot, score);
-                }
+        // Runs of RUN rows: a run none of whose scores beats the sink's
+        // floor (most of them, once the best so far are good) costs one
+        // branch-free test instead of a test per row. The rows of a run
+        // that may hold one are offered exactly as before, in order, each
+        // against the floor as it is then. Rows past the last scale are
+        // not visited (as the zip of products and scales did).
+        for (r, run_dots) in products.chunks(RUN).enumerate() {
+            let from = b * BLOCK_ROWS + r * RUN;
+            if from >= scales.len() {
+                return;
             }
+            let run_scales = scales.slice(from..(from + run_dots.len()).min(scales.len()));
+            let skip = sink.floor().is_some_and(|floor| {
+                !run_scales.fold_rows(run_dots, false, |any, dot, scale| {
+                    any | ((scale > 0.0) & (dot as f32 * scale * query.scale > floor))
+                })
+            });
+            if skip {
+                continue;
+            }
+            run_scales.fold_rows(run_dots, r * RUN, |i, dot, scale| {
+                if scale > 0.0 {
+                    let score = dot as f32 * scale * query.scale;
+                    let slot = (block_first + i) as u32;
+                    if sink.wants(score) && live(slot) {
+                        sink.take(slot, score);
+                    }
+                }
+                i + 1
+            });
         }
     }
 }
+
+/// The scales of a run of rows: `f32`s in memory, or the little-endian
+/// bytes of the mapped base. Walked beside the rows' products without a
+/// decoding iterator per row (copying them out through one cost as much
+/// as the test it fed).
+trait Scales: Copy {
+    /// How many rows have a scale.
+    fn len(self) -> usize;
+    /// The scales of rows `range` (within `len`).
+    fn slice(self, range: std::ops::Range<usize>) -> Self;
+    /// `f` folded over each row's product and scale, in order, as far as
+    /// both go.
+    fn fold_rows<B>(self, dots: &[i32], init: B, f: impl FnMut(B, i32, f32) -> B) -> B;
+}
+
+impl Scales for &[f32] {
+    fn len(self) -> usize {
+        <[f32]>::len(self)
+    }
+    fn slice(self, range: std::ops::Range<usize>) -> Self {
+        &self[range]
+    }
+    fn fold_rows<B>(self, dots: &[i32], init: B, mut f: impl FnMut(B, i32, f32) -> B) -> B {
+        dots.iter()
+            .zip(self)
+            .fold(init, |acc, (&dot, &scale)| f(acc, dot, scale))
+    }
+}
+
+/// Scales stored as little-endian `f32` bytes (the mapped base).
+#[derive(Debug, Clone, Copy)]
+struct LeScales<'a>(&'a [u8]);
+
+impl Scales for LeScales<'_> {
+    fn len(self) -> usize {
+        self.0.len() / 4
+    }
+    fn slice(self, range: std::ops::Range<usize>) -> Self {
+        LeScales(&self.0[range.start * 4..range.end * 4])
+    }
+    fn fold_rows<B>(self, dots: &[i32], init: B, mut f: impl FnMut(B, i32, f32) -> B) -> B {
+        dots.iter()
+            .zip(self.0.chunks_exact(4))
+            .fold(init, |acc, (&dot, x)| {
+                f(acc, dot, f32::from_le_bytes([x[0], x[1], x[2], x[3]]))
+            })
+    }
+}
+
+/// Rows tested together against the sink's floor (see [`visit_rows`]).
+const RUN: usize = 16;
 
 #[derive(Debug)]
 pub(crate) struct Query {

@@ -220,6 +220,21 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
     }
 }
 
+/// The distinct tokens of a symbol's qualified name ([`tokens`], each
+/// once, in order of first appearance), separated by single spaces (no
+/// token holds one): what an index keeps per symbol chunk
+/// (`ChunkRecord::symbol_tokens`) so that queries match names without
+/// tokenizing them.
+pub fn symbol_tokens(qualified: &str) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    tokens(qualified, |t| {
+        if !seen.iter().any(|s| s == t) {
+            seen.push(t.to_owned());
+        }
+    });
+    seen.join(" ")
+}
+
 /// Call `emit` for every token of `text`, in order (duplicates included).
 pub fn tokens(text: &str, mut emit: impl FnMut(&str)) {
     // One buffer reused for every token that needs lowercasing: tokenizing

@@ -19,7 +19,8 @@ use contextgraph_types::{
     ProviderInfo, VerifyRequest, Violation, PROTOCOL_VERSION,
 };
 
-use crate::honesty::{audit_answer, audit_verdicts, complete_verdicts};
+use crate::digest_memo::{self, MemoHasher};
+use crate::honesty::{audit_answer_hashing, audit_verdicts, complete_verdicts};
 use crate::pack::check_embedding;
 use crate::provider::{Provider, ProviderError};
 
@@ -281,6 +282,10 @@ impl<P: Provider> Session<P> {
     }
 
     fn run_query(&self, id: Option<String>, query: &ContextQuery) -> Envelope {
+        // Digests the SDK computes while the provider answers on this
+        // thread are kept for the audit below, which reuses one only for
+        // bytes equal to those it was computed over (see `digest_memo`).
+        let _digests = digest_memo::Scope::open();
         let answer = match catch_unwind(AssertUnwindSafe(|| self.provider.query(query))) {
             Ok(answer) => answer,
             Err(payload) => return self.panicked(id, "query", payload.as_ref()),
@@ -290,7 +295,7 @@ impl<P: Provider> Session<P> {
             Err(e) => return provider_error(id, e),
         };
         if self.enforce_honesty {
-            let violations = audit_answer(query, &result, &self.capabilities);
+            let violations = audit_answer_hashing(query, &result, &self.capabilities, &MemoHasher);
             if !violations.is_empty() {
                 return self.dishonest(id, "frames", &violations);
             }

@@ -5,7 +5,7 @@ use contextgraph_types::Timestamp;
 
 use crate::chunk::{Chunk, ChunkKind, ImportRef, SymbolInfo};
 use crate::lang::Language;
-use crate::tokenize::{term_frequencies_of, TermCounts};
+use crate::tokenize::{symbol_tokens, term_frequencies_of, TermCounts};
 use crate::walk::SkipReason;
 
 #[cfg(doc)]
@@ -22,6 +22,13 @@ pub struct ChunkRecord {
     pub title: String,
     /// Symbol details for symbol chunks.
     pub symbol: Option<SymbolInfo>,
+    /// The distinct tokens of the symbol's qualified name, lowercased and
+    /// separated by spaces (empty without a symbol; see
+    /// [`symbol_tokens`](crate::tokenize::symbol_tokens)). Every query
+    /// matches up to 2,000 candidates' names against its goal; reading
+    /// their tokens here instead of tokenizing each name again was most of
+    /// that work (issue 29).
+    pub symbol_tokens: String,
     /// First line (1-based).
     pub start_line: u32,
     /// Last line, inclusive.
@@ -102,11 +109,16 @@ pub fn build_chunk_records(
             // valid_from: the file's mtime when it is plausible (not in the future).
             None => (now, mtime.filter(|m| *m <= now).unwrap_or(now)),
         };
+        let symbol_tokens = c
+            .symbol
+            .as_ref()
+            .map_or_else(String::new, |s| symbol_tokens(&s.qualified));
         out.push(ChunkRecord {
             kind: c.kind,
             local_id: c.local_id,
             title: c.title,
             symbol: c.symbol,
+            symbol_tokens,
             start_line: c.start_line,
             end_line: c.end_line,
             byte_len: u32::try_from(region.len()).unwrap_or(u32::MAX),

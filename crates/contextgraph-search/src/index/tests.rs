@@ -22,6 +22,7 @@ pub(crate) fn record(path: &str, chunks: &[&[(&str, u32)]]) -> FileRecord {
                 local_id: format!("L{i}"),
                 title: format!("t{i}"),
                 symbol: None,
+                symbol_tokens: String::new(),
                 start_line: 1 + i as u32,
                 end_line: 1 + i as u32,
                 byte_len: 1,
