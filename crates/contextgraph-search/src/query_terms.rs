@@ -198,36 +198,15 @@ impl<'a> ConceptMatcher<'a> {
     }
 
     /// Share of the concepts among the tokens of `text` (an identifier such
-    /// as `host::audit::check_budget` yields its parts): 0 to 1.
+    /// as `host::audit::check_budget` yields its parts): 0 to 1. The
+    /// ranking reads a symbol's tokens stored at index time instead
+    /// ([`stored_token_share`](Self::stored_token_share)).
     pub fn token_share(&self, text: &str) -> f32 {
-        // Most candidates' names hold no term at all: an ASCII name in
-        // which no term occurs (ignoring ASCII case) has no token equal to
-        // one, so its share is zero without tokenizing it.
-        if self.concepts == 0 || !self.substrings.any_in(text) {
+        if self.concepts == 0 {
             return 0.0;
         }
-        // An ASCII token is matched against the terms without lowercasing
-        // it into a buffer first: the terms are lowercase, so a term equal
-        // to the token's ASCII lowercase is one equal to it ignoring ASCII
-        // case (a term holding an ASCII capital matched no lowercased
-        // token, and is skipped). Asked for every candidate's symbol name.
         let mut mask = 0u32;
-        crate::tokenize::for_each_token(text, |t| {
-            mask |= match t {
-                crate::tokenize::Token::At(range) => {
-                    let token = text.as_bytes().get(range).unwrap_or(&[]);
-                    self.terms
-                        .iter()
-                        .filter(|(t, _)| {
-                            t.len() == token.len()
-                                && t.as_bytes().eq_ignore_ascii_case(token)
-                                && !t.bytes().any(|b| b.is_ascii_uppercase())
-                        })
-                        .fold(0, |m, (_, bits)| m | bits)
-                }
-                crate::tokenize::Token::Lowered(token) => self.bits(token),
-            }
-        });
+        crate::tokenize::tokens(text, |t| mask |= self.bits(t));
         mask.count_ones() as f32 / self.concepts as f32
     }
 

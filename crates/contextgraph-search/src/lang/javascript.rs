@@ -7,7 +7,7 @@
 use tree_sitter::Node;
 
 use super::spec::{def, Class, DefKind, LangSpec, Source, BASE};
-use super::syntax::{dir_of, first_string_arg, join_rel, unquote};
+use super::syntax::{dir_of, first_string_arg, join_rel, same_length_edits, unquote};
 
 const DEFINITIONS: &[DefKind] = &[
     def("function_declaration", "function", "name", "body", false),
@@ -93,7 +93,7 @@ pub(crate) static TYPESCRIPT: LangSpec = LangSpec {
 /// `;` takes the place of one space of indentation (same length), so every
 /// position is the file's; the chunks' text is read from the file.
 fn separate_generic_call_signatures(text: &str) -> Option<String> {
-    let mut out: Option<Vec<u8>> = None;
+    let mut semicolons: Vec<(usize, &[u8])> = Vec::new();
     let mut previous_code: &str = "";
     let mut start = 0;
     for line in text.split_inclusive('\n') {
@@ -104,18 +104,15 @@ fn separate_generic_call_signatures(text: &str) -> Option<String> {
             && !previous_code.is_empty()
             && !previous_code.ends_with([';', ',', '{', '(', '[', '|', '&', '=', ':', '?'])
         {
-            let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-            // The indentation's first byte is ASCII whitespace.
-            if let Some(b) = buf.get_mut(start) {
-                *b = b';';
-            }
+            // Over the indentation's first byte.
+            semicolons.push((start, b";"));
         }
         if !trimmed.is_empty() && !trimmed.starts_with("//") && !trimmed.starts_with('*') {
             previous_code = trimmed;
         }
         start += line.len();
     }
-    out.and_then(|b| String::from_utf8(b).ok())
+    same_length_edits(text, &[], &semicolons)
 }
 
 /// `<T extends X>(…` or `<T>(…`: a type parameter list opening a line and

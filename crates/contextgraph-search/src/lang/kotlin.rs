@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use super::spec::{Class, LangSpec, Source, BASE};
-use super::syntax::blank_spans;
+use super::syntax::same_length_edits;
 
 pub(crate) static KOTLIN: LangSpec = LangSpec {
     name: "kotlin",
@@ -32,9 +32,9 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
     ..BASE
 };
 
-/// Blanks, for the parse only, the two constructs of current Kotlin the
-/// grammar cannot parse, each of which turned the rest of a file into one
-/// parse error (every definition after it lost):
+/// Masks, for the parse only, the constructs of current Kotlin the grammar
+/// cannot parse, each of which turned the rest of a file into one parse
+/// error (every definition after it lost). Blanked:
 ///
 /// - the annotations of a primary constructor that starts its own line
 ///   (`value class R<T>` then `@PublishedApi internal constructor(…) {`):
@@ -49,8 +49,10 @@ pub(crate) static KOTLIN: LangSpec = LangSpec {
 ///
 /// Blanked (spaces, same length), the header reads `internal
 /// constructor(…) {`, the branch `is IntegerColumnType ->` and the accessor
-/// `get() = …`, which the grammar parses; the chunks' text is read from
-/// the file, so the annotations and guards are still in it.
+/// `get() = …`, which the grammar parses. And soft keywords used as names
+/// are read as other names ([`soft_keywords_as_names`]). The chunks' text
+/// is read from the file, so the annotations, guards and names are still
+/// in it.
 fn mask_grammar_gaps(text: &str) -> Option<String> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -85,31 +87,21 @@ fn mask_grammar_gaps(text: &str) -> Option<String> {
         }
         start += line.len();
     }
-    let names = soft_keywords_as_names(text);
-    if names.is_empty() {
-        return blank_spans(text, &spans);
-    }
-    let mut bytes = blank_spans(text, &spans)
-        .unwrap_or_else(|| text.to_owned())
-        .into_bytes();
-    for (at, stand_in) in names {
-        // The word becomes another name of its length (ASCII, so the
-        // text stays UTF-8 and every position stays the file's).
-        if let Some(word) = bytes.get_mut(at..at + stand_in.len()) {
-            word.copy_from_slice(stand_in);
-        }
-    }
-    String::from_utf8(bytes).ok()
+    same_length_edits(text, &spans, &soft_keywords_as_names(text))
 }
 
-/// Soft keywords the grammar reads as keywords where the code uses them as
-/// names, each with what the parse reads instead (a name of the same
-/// length that is no keyword).
-const SUSPEND: (&str, &[u8]) = ("suspend", b"suspenx");
-const WHERE: (&str, &[u8]) = ("where", b"wherx");
+/// A soft keyword the grammar reads as a keyword where code uses it as a
+/// name: the word, what the parse reads instead (a name of the same length
+/// that is no keyword), and whether the occurrence ending at a byte offset
+/// of the text is used as a name.
+struct SoftKeyword {
+    word: &'static str,
+    stand_in: &'static [u8],
+    used_as_name: fn(text: &[u8], end: usize) -> bool,
+}
 
 /// Where a soft keyword is used as a name in a way the grammar cannot
-/// parse, each gave up on the rest of its file:
+/// parse; each gave up on the rest of its file:
 ///
 /// - `suspend` in an expression, not as the modifier of a function or a
 ///   function type: a named argument or an assignment (`acquire(suspend =
@@ -122,45 +114,60 @@ const WHERE: (&str, &[u8]) = ("where", b"wherx");
 ///   Exposed's SQL dialects and `AbstractQuery.kt` (a parameter `where:
 ///   Op<Boolean>?`). The clause is always `where T : …`, never followed by
 ///   one of those.
+const SOFT_KEYWORDS: &[SoftKeyword] = &[
+    SoftKeyword {
+        word: "suspend",
+        stand_in: b"suspenx",
+        used_as_name: |b, end| {
+            let next = skip_blanks(b, end);
+            match b.get(next) {
+                Some(b'=') => b.get(next + 1) != Some(&b'='),
+                Some(b'{') => true,
+                Some(b'(') => closing_paren(b, next)
+                    .is_some_and(|c| !b[skip_blanks(b, c + 1)..].starts_with(b"->")),
+                _ => false,
+            }
+        },
+    },
+    SoftKeyword {
+        word: "where",
+        stand_in: b"wherx",
+        used_as_name: |b, end| {
+            matches!(b.get(end), Some(b'.' | b'['))
+                || b[end..].starts_with(b"?.")
+                || b[end..].starts_with(b"!!")
+        },
+    },
+];
+
+/// Each [`SOFT_KEYWORDS`] word used as a name, as the write that renames it
+/// for the parse.
 fn soft_keywords_as_names(text: &str) -> Vec<(usize, &'static [u8])> {
     let b = text.as_bytes();
     let is_name = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let skip_blanks = |mut i: usize| {
-        while b.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
-            i += 1;
-        }
-        i
-    };
     let mut out = Vec::new();
-    for (word, stand_in) in [SUSPEND, WHERE] {
+    for keyword in SOFT_KEYWORDS {
         let mut from = 0;
-        while let Some(found) = text.get(from..).and_then(|rest| rest.find(word)) {
+        while let Some(found) = text.get(from..).and_then(|rest| rest.find(keyword.word)) {
             let at = from + found;
-            let end = at + word.len();
+            let end = at + keyword.word.len();
             from = end;
-            if at > 0 && is_name(b[at - 1]) || b.get(end).is_some_and(|&c| is_name(c)) {
-                continue;
-            }
-            let as_name = if word == SUSPEND.0 {
-                let next = skip_blanks(end);
-                match b.get(next) {
-                    Some(b'=') => b.get(next + 1) != Some(&b'='),
-                    Some(b'{') => true,
-                    Some(b'(') => closing_paren(b, next)
-                        .is_some_and(|c| !b[skip_blanks(c + 1)..].starts_with(b"->")),
-                    _ => false,
-                }
-            } else {
-                matches!(b.get(end), Some(b'.' | b'['))
-                    || b[end..].starts_with(b"?.")
-                    || b[end..].starts_with(b"!!")
-            };
-            if as_name {
-                out.push((at, stand_in));
+            let whole_word =
+                !(at > 0 && is_name(b[at - 1]) || b.get(end).is_some_and(|&c| is_name(c)));
+            if whole_word && (keyword.used_as_name)(b, end) {
+                out.push((at, keyword.stand_in));
             }
         }
     }
     out
+}
+
+/// The first byte at or after `i` that is not a space or a tab.
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
+        i += 1;
+    }
+    i
 }
 
 /// The index of the `)` closing the `(` at `open`, on the same line.
@@ -297,21 +304,7 @@ fn leading_annotations(line: &str) -> Option<usize> {
             return None;
         }
         if b.get(i) == Some(&b'(') {
-            let mut depth = 0usize;
-            loop {
-                match b.get(i)? {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
+            i = closing_paren(b, i)? + 1;
         }
         end = Some(i);
     }

@@ -183,9 +183,10 @@ pub(crate) struct LangSpec {
     pub(crate) import_candidates: fn(rel_path: &str, spec: &str) -> Vec<String>,
     /// The text the grammar parses instead of the file's, where a known
     /// grammar gap would turn the rest of a file into one parse error:
-    /// the same bytes with a construct blanked out (same length, newlines
-    /// kept), so every node's position is the file's and every chunk's
-    /// text and name are read from the file itself. `None`: parse the file.
+    /// the same bytes with a construct blanked out or a word read as another
+    /// of its length (`syntax::same_length_edits`: newlines kept), so every
+    /// node's position is the file's and every chunk's text and name are
+    /// read from the file itself. `None`: parse the file.
     pub(crate) parse_mask: fn(text: &str) -> Option<String>,
 }
 

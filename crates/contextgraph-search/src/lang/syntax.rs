@@ -98,14 +98,34 @@ pub(crate) fn join_rel(dir: &str, rel: &str) -> Option<String> {
 /// construct, ending on an ASCII byte): every byte of a multi-byte
 /// character inside it is blanked too, so the result stays UTF-8.
 pub(crate) fn blank_spans(text: &str, spans: &[(usize, usize)]) -> Option<String> {
-    if spans.is_empty() {
+    same_length_edits(text, spans, &[])
+}
+
+/// [`blank_spans`], and each `(start, bytes)` of `writes` written over the
+/// text's bytes from `start` (a `;` in an indentation, a keyword read as
+/// another name of its length). A write must replace ASCII bytes with
+/// ASCII bytes, so the result stays UTF-8; one that would not, or that
+/// runs past the end, is left out. `None` when there is nothing to do.
+pub(crate) fn same_length_edits(
+    text: &str,
+    blanks: &[(usize, usize)],
+    writes: &[(usize, &[u8])],
+) -> Option<String> {
+    if blanks.is_empty() && writes.is_empty() {
         return None;
     }
     let mut bytes = text.as_bytes().to_vec();
-    for &(start, len) in spans {
+    for &(start, len) in blanks {
         for b in bytes.iter_mut().skip(start).take(len) {
             if *b != b'\n' && *b != b'\r' {
                 *b = b' ';
+            }
+        }
+    }
+    for &(start, with) in writes {
+        if let Some(over) = bytes.get_mut(start..start + with.len()) {
+            if over.is_ascii() && with.is_ascii() {
+                over.copy_from_slice(with);
             }
         }
     }
