@@ -329,9 +329,27 @@ pub fn is_test_symbol(qualified_symbol: Option<&str>) -> bool {
 mod tests {
     use super::*;
 
-    /// The share matched without lowercasing ASCII tokens is the share of
-    /// the tokens lowercased and looked up, for names of every shape and
-    /// terms with capitals and non-ASCII letters among them.
+    /// 4,000 texts of 1 to `max_parts` of `pieces` each, drawn by a fixed
+    /// linear congruential sequence from `seed` (the same texts every run).
+    fn concatenations(pieces: &[&str], seed: u64, max_parts: usize) -> Vec<String> {
+        let mut state = seed;
+        (0..4000)
+            .map(|n| {
+                let mut text = String::new();
+                for _ in 0..1 + n % max_parts {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+                }
+                text
+            })
+            .collect()
+    }
+
+    /// A name's share, tokenized or read from its stored tokens, is the
+    /// share of its tokens lowercased and looked up, for names of every
+    /// shape and terms with capitals and non-ASCII letters among them.
     #[test]
     fn token_share_is_the_share_of_the_lowercased_tokens() {
         let concept = |terms: &[&str]| Concept {
@@ -373,15 +391,7 @@ mod tests {
             "https",
             "9",
         ];
-        let mut state = 7u64;
-        for n in 0..4000 {
-            let mut text = String::new();
-            for _ in 0..1 + n % 6 {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
-            }
+        for text in concatenations(&pieces, 7, 6) {
             assert_eq!(matcher.token_share(&text), reference(&text), "{text:?}");
             assert_eq!(
                 matcher.stored_token_share(&crate::tokenize::symbol_tokens(&text)),
@@ -429,15 +439,7 @@ mod tests {
             "tests",
             "9",
         ];
-        let mut state = 11u64;
-        for n in 0..4000 {
-            let mut path = String::new();
-            for _ in 0..1 + n % 7 {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                path.push_str(pieces[(state >> 33) as usize % pieces.len()]);
-            }
+        for path in concatenations(&pieces, 11, 7) {
             assert_eq!(
                 matcher.path_share(&path),
                 matcher.path_share_tokenized(&path),
