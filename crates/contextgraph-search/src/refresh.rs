@@ -9,8 +9,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contextgraph_types::Timestamp;
 
-use crate::chunk::chunk_file;
-use crate::index::{build_chunk_records, sha256, FileRecord, Index};
+use crate::chunk::{chunk_file_in, LineIndex};
+use crate::index::{build_chunk_records_in, sha256, FileRecord, Index};
 use crate::lang::Language;
 use crate::progress::Progress;
 use crate::same_content::SameContent;
@@ -695,6 +695,8 @@ pub(crate) fn index_file(
     match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
+            // One line index for the chunker, the records and the embeddings.
+            let lines = LineIndex::new(text);
             let mtime = file.mtime.map(timestamp_of);
             let key = previous
                 .is_none()
@@ -705,8 +707,9 @@ pub(crate) fn index_file(
                     record.chunks = SameContent::adapt(&done, &file.rel_path, language, now, mtime);
                 }
                 None => {
-                    let chunks = chunk_file(&file.rel_path, language, text);
-                    record.chunks = build_chunk_records(text, chunks, previous, now, mtime);
+                    let chunks = chunk_file_in(&file.rel_path, language, text, &lines);
+                    record.chunks =
+                        build_chunk_records_in(text, &lines, chunks, previous, now, mtime);
                     if let Some(key) = key {
                         same.put(file.size, key, &record.chunks);
                     }
@@ -714,7 +717,7 @@ pub(crate) fn index_file(
             }
             if let Some(model) = embed {
                 vectors = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    embed_file(model, &record.rel_path, text, &record.chunks)
+                    embed_file(model, &record.rel_path, text, &lines, &record.chunks)
                 }))
                 .ok();
             }
