@@ -585,7 +585,7 @@ impl Workspace {
                     let record =
                         index_file(file, previous.as_ref(), now, &options.walk, embed, same);
                     if previous.is_none() {
-                        same.finished(file.size);
+                        same.finished(file);
                     }
                     if tx.send((i, record)).is_err() {
                         break;
@@ -702,7 +702,7 @@ pub(crate) fn index_file(
                 .is_none()
                 .then(|| same.key(file, language, content_hash))
                 .flatten();
-            match key.as_ref().and_then(|k| same.get(file.size, k)) {
+            match key.as_ref().and_then(|k| same.get(file, k)) {
                 Some(done) => {
                     record.chunks = SameContent::adapt(&done, &file.rel_path, language, now, mtime);
                 }
@@ -711,7 +711,7 @@ pub(crate) fn index_file(
                     record.chunks =
                         build_chunk_records_in(text, &lines, chunks, previous, now, mtime);
                     if let Some(key) = key {
-                        same.put(file.size, key, &record.chunks);
+                        same.put(file, key, &record.chunks);
                     }
                 }
             }

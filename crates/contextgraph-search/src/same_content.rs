@@ -25,8 +25,13 @@
 //! record are served (a cold build, a new file): a changed file's chunks
 //! keep the timestamps of its own earlier record.
 //!
-//! The records held for reuse are those of files whose size another file
-//! of the batch has too (nothing else can repeat), until the batch ends.
+//! The records held for reuse are those of files whose size and file name
+//! another file of the batch has too, until the last of those is done. A
+//! copy under another name is chunked again: the name filter is what keeps
+//! the held records few (on the 16k-file corpus 11,090 files share a size
+//! with another, 3,670 a size and a name, and 2,856 have a repeated
+//! content), and most copies keep their names (a vendored tree, two
+//! versions of a package).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,47 +53,60 @@ pub(crate) struct Key {
     path_inputs: Vec<String>,
 }
 
-/// Records held for reuse, per size: (key, records).
+/// Records held for reuse, per [`Group`]: (key, records).
 type Held = Vec<(Key, Arc<Vec<ChunkRecord>>)>;
+
+/// The files that may have each other's content: a size and (a hash of)
+/// a file name. A hash collision only holds a few more records.
+type Group = (u64, u64);
+
+fn group_of(file: &WalkedFile) -> Group {
+    use std::hash::BuildHasher;
+    let name = file.rel_path.rsplit('/').next().unwrap_or(&file.rel_path);
+    (
+        file.size,
+        foldhash::quality::FixedState::with_seed(0).hash_one(name),
+    )
+}
 
 /// The records of contents already chunked in one batch, shared by its
 /// workers.
 #[derive(Debug, Default)]
 pub(crate) struct SameContent {
-    /// Per size of more than one file of the batch, how many of them are
-    /// not finished yet: once none is, nothing more of that size can be
+    /// Per group of more than one file of the batch, how many of them are
+    /// not finished yet: once none is, nothing more of that group can be
     /// served and its records are let go (peak memory).
-    unfinished: HashMap<u64, AtomicUsize>,
-    done: Mutex<HashMap<u64, Held>>,
+    unfinished: HashMap<Group, AtomicUsize>,
+    done: Mutex<HashMap<Group, Held>>,
 }
 
 impl SameContent {
     /// For a batch of `files` (those without an earlier record): only a
-    /// size two of them have can be a repeated content.
+    /// group (size, file name) two of them share is looked at.
     pub(crate) fn for_files<'f>(files: impl IntoIterator<Item = &'f WalkedFile>) -> SameContent {
-        let mut count: HashMap<u64, usize> = HashMap::new();
+        let mut count: HashMap<Group, usize> = HashMap::new();
         for f in files {
-            *count.entry(f.size).or_insert(0) += 1;
+            *count.entry(group_of(f)).or_insert(0) += 1;
         }
         SameContent {
             unfinished: count
                 .into_iter()
                 .filter(|&(_, n)| n > 1)
-                .map(|(size, n)| (size, AtomicUsize::new(n)))
+                .map(|(group, n)| (group, AtomicUsize::new(n)))
                 .collect(),
             done: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The key of a file's content at `rel_path`, when another file of the
-    /// batch may have it (the same size at walk time).
+    /// The key of `file`'s content, when another file of the batch may
+    /// have it (the same size at walk time and the same file name).
     pub(crate) fn key(
         &self,
         file: &WalkedFile,
         language: Language,
         content_hash: [u8; 32],
     ) -> Option<Key> {
-        if !self.unfinished.contains_key(&file.size) {
+        if !self.unfinished.contains_key(&group_of(file)) {
             return None;
         }
         let rel_path = file.rel_path.as_str();
@@ -105,35 +123,37 @@ impl SameContent {
         })
     }
 
-    /// The records chunked for `key` (of a file of `size`) already, if any.
-    pub(crate) fn get(&self, size: u64, key: &Key) -> Option<Arc<Vec<ChunkRecord>>> {
+    /// The records chunked for `key` (of `file`'s group) already, if any.
+    pub(crate) fn get(&self, file: &WalkedFile, key: &Key) -> Option<Arc<Vec<ChunkRecord>>> {
         // A worker that panicked holding the lock left a complete map
         // (changes are whole): its contents are still right.
         let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        done.get(&size)?
+        done.get(&group_of(file))?
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, r)| Arc::clone(r))
     }
 
-    /// Remembers the records chunked for `key` (the first copy's kept).
-    pub(crate) fn put(&self, size: u64, key: Key, records: &[ChunkRecord]) {
+    /// Remembers the records chunked for `key` (of `file`'s group; the
+    /// first copy's kept).
+    pub(crate) fn put(&self, file: &WalkedFile, key: Key, records: &[ChunkRecord]) {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        let held = done.entry(size).or_default();
+        let held = done.entry(group_of(file)).or_default();
         if !held.iter().any(|(k, _)| *k == key) {
             held.push((key, Arc::new(records.to_vec())));
         }
     }
 
-    /// A file of the batch of `size` (at walk time) is done with, whatever
-    /// came of it; after the last one of its size, that size's records go.
-    pub(crate) fn finished(&self, size: u64) {
-        let Some(left) = self.unfinished.get(&size) else {
+    /// `file` (of the batch) is done with, whatever came of it; after the
+    /// last one of its group, that group's records go.
+    pub(crate) fn finished(&self, file: &WalkedFile) {
+        let group = group_of(file);
+        let Some(left) = self.unfinished.get(&group) else {
             return;
         };
         if left.fetch_sub(1, Ordering::AcqRel) == 1 {
             let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-            done.remove(&size);
+            done.remove(&group);
         }
     }
 

@@ -13,13 +13,15 @@ const MARKDOWN: &str = "Intro line with `send`.\n\n# Usage\n\nCall `send`.\n";
 
 /// A tree where the same bytes sit under paths that agree or differ in
 /// everything the chunker reads besides them: crate versions side by side
-/// (same module paths, other directories: imports resolve elsewhere), two
-/// names in one directory (other module paths), Markdown under its own
-/// and another name, and a file of a unique size.
+/// (same module paths, other directories: imports resolve elsewhere), one
+/// file name under two module paths, a copy under another name (not held:
+/// only copies with one name are), Markdown under its own and another
+/// name, and a file of a unique size.
 fn tree(root: &Path) {
     let files: &[(&str, &str)] = &[
         ("wire-1.0/src/wire/mod.rs", RUST),
         ("wire-1.1/src/wire/mod.rs", RUST),
+        ("wire-1.1/src/codec/mod.rs", RUST),
         ("wire-1.1/src/wire.rs", RUST),
         ("wire-1.1/src/other.rs", RUST),
         ("wire-1.1/benches/other.rs", RUST),
@@ -29,8 +31,8 @@ fn tree(root: &Path) {
         ("wire-1.0/README.md", MARKDOWN),
         ("wire-1.1/README.md", MARKDOWN),
         ("wire-1.1/GUIDE.md", MARKDOWN),
-        ("notes/a.txt", MARKDOWN),
-        ("notes/b.txt", MARKDOWN),
+        ("notes/a/NOTES.txt", MARKDOWN),
+        ("notes/b/NOTES.txt", MARKDOWN),
         ("wire-1.1/src/unique.rs", "fn only_one() {}\n"),
     ];
     for (path, text) in files {
@@ -66,10 +68,10 @@ fn reused_records_are_those_chunking_gives() {
     let dir = tempfile::tempdir().expect("tempdir");
     tree(dir.path());
     let files = walk(dir.path(), &WalkOptions::default()).files;
-    assert_eq!(files.len(), 14);
+    assert_eq!(files.len(), 15);
     let same = SameContent::for_files(&files);
     let reused = index_all(dir.path(), &same);
-    // No size repeats: every file chunked afresh.
+    // Nothing held: every file chunked afresh.
     let fresh = index_all(dir.path(), &SameContent::default());
     assert_eq!(reused.len(), fresh.len());
     for (a, b) in reused.iter().zip(&fresh) {
@@ -94,8 +96,8 @@ fn reused_records_are_those_chunking_gives() {
         qualified(by_path("wire-1.1/src/wire.rs"))
     );
     assert_ne!(
-        qualified(by_path("wire-1.1/src/wire.rs")),
-        qualified(by_path("wire-1.1/src/other.rs"))
+        qualified(by_path("wire-1.1/src/wire/mod.rs")),
+        qualified(by_path("wire-1.1/src/codec/mod.rs"))
     );
     let imports = |r: &FileRecord| {
         r.chunks
@@ -114,20 +116,20 @@ fn reused_records_are_those_chunking_gives() {
         by_path("wire-1.1/README.md").chunks[0].title,
         by_path("wire-1.1/GUIDE.md").chunks[0].title
     );
-    // Held once per key: the Rust content under 2 (module `wire` for 3
-    // files, `other` for 2), Python under 3 (each file its module path),
-    // Markdown under 2 (file names), Text under 1.
-    assert_eq!(same.held(), 8);
-    // Once every file of a size is finished, its records go.
+    // Held once per key of a shared (size, name): `mod.rs` under modules
+    // `wire` (2 files) and `codec`, `other.rs` (2 files, one module path),
+    // `net.py` under two module paths, `README.md`, `NOTES.txt`.
+    assert_eq!(same.held(), 7);
+    // Once every file of a group is finished, its records go.
     for f in &files {
-        same.finished(f.size);
+        same.finished(f);
     }
     assert_eq!(same.held(), 0);
 }
 
 /// A file whose key is held is served from the records held, not chunked
-/// again (records planted under its key come back); a file whose size no
-/// other file of the batch has is never looked up.
+/// again (records planted under its key come back); a file whose size
+/// and name no other file of the batch has is never looked up.
 #[test]
 fn a_held_content_is_served_not_chunked_again() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -136,12 +138,12 @@ fn a_held_content_is_served_not_chunked_again() {
     let same = SameContent::for_files(&files);
     let file = files
         .iter()
-        .find(|f| f.rel_path == "wire-1.1/src/wire.rs")
+        .find(|f| f.rel_path == "wire-1.1/src/wire/mod.rs")
         .expect("walked");
     let hash = crate::index::sha256(RUST.as_bytes());
     let key = same
         .key(file, Language::Rust, hash)
-        .expect("a repeated size");
+        .expect("a shared size and name");
     let mut planted = index_file(
         file,
         None,
@@ -155,16 +157,15 @@ fn a_held_content_is_served_not_chunked_again() {
     .chunks;
     planted.truncate(1);
     planted[0].title = "planted".into();
-    same.put(file.size, key, &planted);
+    same.put(file, key, &planted);
     let served = index_file(file, None, now(), &WalkOptions::default(), None, &same)
         .expect("readable")
         .0;
     assert_eq!(served.chunks.len(), 1);
     assert_eq!(served.chunks[0].title, "planted");
-    // A unique size is never a key.
-    let unique = files
-        .iter()
-        .find(|f| f.rel_path == "wire-1.1/src/unique.rs")
-        .expect("walked");
-    assert!(same.key(unique, Language::Rust, hash).is_none());
+    // A unique size, or a shared size under a unique name, is never a key.
+    for path in ["wire-1.1/src/unique.rs", "wire-1.1/src/wire.rs"] {
+        let file = files.iter().find(|f| f.rel_path == path).expect("walked");
+        assert!(same.key(file, Language::Rust, hash).is_none(), "{path}");
+    }
 }
