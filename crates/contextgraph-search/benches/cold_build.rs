@@ -446,6 +446,21 @@ fn main() {
                 median(rows.iter().map(|r| r.2).collect()),
                 rows.iter().map(|r| r.0).collect::<Vec<_>>()
             );
+            // Each round's wall over the floor's of the same round: on a
+            // shared machine the load drifts between rounds more than
+            // within one (the variants of a round run back to back).
+            let per_round = |base: &[(f64, f64, f64, String)]| {
+                let ratios: Vec<f64> = rows.iter().zip(base).map(|(r, f)| r.0 / f.0).collect();
+                (median(ratios.clone()), ratios)
+            };
+            if rows.len() == results[0].len() && rows.len() == results[2].len() {
+                let (m, all) = per_round(&results[0]);
+                let (d, _) = per_round(&results[2]);
+                println!(
+                    "  per round, wall over the floor's: median {m:.2}x (distinct floor {d:.2}x); {:?}",
+                    all.iter().map(|x| (x * 100.0).round() / 100.0).collect::<Vec<_>>()
+                );
+            }
             if let Some((_, _, _, out)) = shown {
                 for line in out.lines() {
                     println!("  {line}");
