@@ -18,6 +18,12 @@
 //!   build uses. Nothing a build can skip on a cold run: the ratio of a
 //!   build to it is what the build adds (chunking, tokenising, the index,
 //!   embedding, saving).
+//! - **floor, distinct contents**: the same, but a content (language and
+//!   bytes) already parsed in the run is not parsed again. A build chunks
+//!   a file whose bytes, language and module path an earlier file had
+//!   only once (`src/same_content.rs`), so it skips some of what the floor
+//!   parses; this floor skips at least that much (a byte-identical file
+//!   under another module path is still chunked by the build).
 //! - **this build** / **baseline**: `Workspace::open` on an empty cache
 //!   (walk, read, parse, chunk, index, save the snapshot, embed every
 //!   chunk, save the vectors) and one query, as a cold `cgp context` does.
@@ -59,7 +65,7 @@ mod timeline;
 use corpus::{copy_tree, median};
 use timeline::Timeline;
 
-/// Child switch: `floor` or `build`.
+/// Child switch: `floor`, `floor-distinct` or `build`.
 const CHILD: &str = "CGP_COLD_CHILD";
 const TREE: &str = "CGP_COLD_TREE";
 const CACHE: &str = "CGP_COLD_CACHE";
@@ -71,8 +77,9 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Child: the floor (walk, read, parse), with its timeline.
-fn floor_child(tree: &Path) {
+/// Child: the floor (walk, read, parse), with its timeline; with
+/// `distinct`, each content (language, bytes) parsed once.
+fn floor_child(tree: &Path, distinct: bool) {
     let phase = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&phase);
     let timeline = Timeline::start(EVERY, move || match seen.load(Ordering::Acquire) {
@@ -84,6 +91,7 @@ fn floor_child(tree: &Path) {
     phase.store(1, Ordering::Release);
     let next = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
+    let seen = std::sync::Mutex::new(std::collections::HashSet::<(Language, u64)>::new());
     std::thread::scope(|scope| {
         for _ in 0..cores() {
             scope.spawn(|| {
@@ -99,9 +107,20 @@ fn floor_child(tree: &Path) {
                     let Ok(text) = content_gate(&bytes) else {
                         continue;
                     };
-                    let Some(grammar) = Language::detect(&file.rel_path).grammar() else {
+                    let language = Language::detect(&file.rel_path);
+                    let Some(grammar) = language.grammar() else {
                         continue;
                     };
+                    if distinct {
+                        let hash = {
+                            use std::hash::BuildHasher;
+                            foldhash::quality::FixedState::with_seed(0).hash_one(text)
+                        };
+                        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+                        if !seen.insert((language, hash)) {
+                            continue;
+                        }
+                    }
                     if parser.set_language(&grammar).is_ok() && parser.parse(text, None).is_some() {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
@@ -353,7 +372,8 @@ fn main() {
     if let Some(child) = std::env::var_os(CHILD) {
         let tree = PathBuf::from(std::env::var_os(TREE).expect("tree"));
         match child.to_str() {
-            Some("floor") => floor_child(&tree),
+            Some("floor") => floor_child(&tree, false),
+            Some("floor-distinct") => floor_child(&tree, true),
             _ => build_child(&tree, Path::new(&std::env::var_os(CACHE).expect("cache"))),
         }
         return;
@@ -382,6 +402,7 @@ fn main() {
         let mut variants: Vec<(&str, PathBuf, &str)> = vec![
             ("floor", exe.clone(), "floor"),
             ("this build", exe.clone(), "build"),
+            ("floor, distinct contents", exe.clone(), "floor-distinct"),
         ];
         if let Some(old) = &args.baseline {
             variants.push(("baseline", old.clone(), "build"));
@@ -403,6 +424,8 @@ fn main() {
             }
         }
         let floor = median(results[0].iter().map(|r| r.0).collect());
+        let distinct_floor = median(results[2].iter().map(|r| r.0).collect());
+        let floor_cpu = median(results[0].iter().map(|r| r.1).collect());
         for (i, (label, _, _)) in variants.iter().enumerate() {
             let rows = &results[i];
             if rows.is_empty() {
@@ -414,13 +437,30 @@ fn main() {
                 .iter()
                 .min_by(|a, b| (a.0 - wall).abs().total_cmp(&(b.0 - wall).abs()));
             println!(
-                "{label}: {} runs, medians: wall {wall:.2} s ({:.2}x the floor), CPU {:.2} s, peak RSS {:.0} MiB; walls {:?}",
+                "{label}: {} runs, medians: wall {wall:.2} s ({:.2}x the floor, {:.2}x the distinct floor), CPU {:.2} s ({:.2}x the floor's), peak RSS {:.0} MiB; walls {:?}",
                 rows.len(),
                 wall / floor,
+                wall / distinct_floor,
                 median(rows.iter().map(|r| r.1).collect()),
+                median(rows.iter().map(|r| r.1).collect()) / floor_cpu,
                 median(rows.iter().map(|r| r.2).collect()),
                 rows.iter().map(|r| r.0).collect::<Vec<_>>()
             );
+            // Each round's wall over the floor's of the same round: on a
+            // shared machine the load drifts between rounds more than
+            // within one (the variants of a round run back to back).
+            let per_round = |base: &[(f64, f64, f64, String)]| {
+                let ratios: Vec<f64> = rows.iter().zip(base).map(|(r, f)| r.0 / f.0).collect();
+                (median(ratios.clone()), ratios)
+            };
+            if rows.len() == results[0].len() && rows.len() == results[2].len() {
+                let (m, all) = per_round(&results[0]);
+                let (d, _) = per_round(&results[2]);
+                println!(
+                    "  per round, wall over the floor's: median {m:.2}x (distinct floor {d:.2}x); {:?}",
+                    all.iter().map(|x| (x * 100.0).round() / 100.0).collect::<Vec<_>>()
+                );
+            }
             if let Some((_, _, _, out)) = shown {
                 for line in out.lines() {
                     println!("  {line}");
@@ -428,7 +468,7 @@ fn main() {
             }
         }
         if args.baseline.is_some() {
-            compare_caches(&cache(1), &cache(2));
+            compare_caches(&cache(1), &cache(3));
         }
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         println!("load average at end: {}", load.trim());

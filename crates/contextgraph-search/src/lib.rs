@@ -53,6 +53,7 @@ pub mod query_terms;
 pub mod rank;
 pub mod refresh;
 pub mod rerank;
+mod same_content;
 mod scan;
 mod search;
 pub mod semantic;

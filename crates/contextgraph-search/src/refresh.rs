@@ -9,10 +9,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use contextgraph_types::Timestamp;
 
-use crate::chunk::chunk_file;
-use crate::index::{build_chunk_records, sha256, FileRecord, Index};
+use crate::chunk::{chunk_file_in, LineIndex};
+use crate::index::{build_chunk_records_in, sha256, FileRecord, Index};
 use crate::lang::Language;
 use crate::progress::Progress;
+use crate::same_content::SameContent;
 use crate::scan::{full_scan, quick_scan};
 use crate::semantic_cold::{embed_file, ColdVectors, FileVectors};
 use crate::store::JournalEntry;
@@ -546,6 +547,14 @@ impl Workspace {
     ) {
         let threads = self.threads().min(work.len().max(1));
         let next = AtomicUsize::new(0);
+        // Files without an earlier record whose bytes another one has are
+        // chunked once (`same_content.rs`).
+        let same = SameContent::for_files(
+            work.iter()
+                .filter(|(_, previous)| previous.is_none())
+                .map(|(file, _)| file),
+        );
+        let same = &same;
         let options = &self.shared.options;
         let mut progress = Progress::start(options.progress_label, indexing, options.progress);
         let build = options.build.as_ref();
@@ -573,7 +582,11 @@ impl Workspace {
                     let Some((file, previous)) = work.get(i) else {
                         break;
                     };
-                    let record = index_file(file, previous.as_ref(), now, &options.walk, embed);
+                    let record =
+                        index_file(file, previous.as_ref(), now, &options.walk, embed, same);
+                    if previous.is_none() {
+                        same.finished(file);
+                    }
                     if tx.send((i, record)).is_err() {
                         break;
                     }
@@ -634,13 +647,15 @@ fn timestamp_of(t: SystemTime) -> Timestamp {
 
 /// Read, gate, hash and chunk one file, and with `embed` embed its chunks
 /// (`semantic_cold.rs`; `None` vectors when that panicked). `None` when it
-/// cannot be read.
-fn index_file(
+/// cannot be read. A new file whose content `same` already holds gets
+/// those records instead of being chunked again (`same_content.rs`).
+pub(crate) fn index_file(
     file: &WalkedFile,
     previous: Option<&FileRecord>,
     now: Timestamp,
     walk: &WalkOptions,
     embed: Option<&StaticModel>,
+    same: &SameContent,
 ) -> Option<(FileRecord, Option<FileVectors>)> {
     let bytes = std::fs::read(&file.abs_path).ok()?;
     let content_hash = sha256(&bytes);
@@ -680,12 +695,29 @@ fn index_file(
     match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
-            let chunks = chunk_file(&file.rel_path, language, text);
-            record.chunks =
-                build_chunk_records(text, chunks, previous, now, file.mtime.map(timestamp_of));
+            // One line index for the chunker, the records and the embeddings.
+            let lines = LineIndex::new(text);
+            let mtime = file.mtime.map(timestamp_of);
+            let key = previous
+                .is_none()
+                .then(|| same.key(file, language, content_hash))
+                .flatten();
+            match key.as_ref().and_then(|k| same.get(file, k)) {
+                Some(done) => {
+                    record.chunks = SameContent::adapt(&done, &file.rel_path, language, now, mtime);
+                }
+                None => {
+                    let chunks = chunk_file_in(&file.rel_path, language, text, &lines);
+                    record.chunks =
+                        build_chunk_records_in(text, &lines, chunks, previous, now, mtime);
+                    if let Some(key) = key {
+                        same.put(file, key, &record.chunks);
+                    }
+                }
+            }
             if let Some(model) = embed {
                 vectors = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    embed_file(model, &record.rel_path, text, &record.chunks)
+                    embed_file(model, &record.rel_path, text, &lines, &record.chunks)
                 }))
                 .ok();
             }

@@ -39,17 +39,17 @@ pub(crate) struct FileVectors {
 /// Embeds each of `chunks` (the records just built from `text`, the whole
 /// file) as [`SemanticIndex::update`] embeds a chunk: its path, title and
 /// region. The regions are cut from `text` with the line index their
-/// digests were computed with (`index/records.rs`), so they are the bytes
+/// digests were computed with (`lines`, `index/records.rs`), so they are the bytes
 /// the digests describe: the check the later pass makes against a file
 /// read again from disk holds by construction here and is not repeated.
 pub(crate) fn embed_file(
     model: &StaticModel,
     rel_path: &str,
     text: &str,
+    lines: &LineIndex,
     chunks: &[ChunkRecord],
 ) -> FileVectors {
     let dim = model.dim();
-    let lines = LineIndex::new(text);
     let mut out = FileVectors {
         scales: Vec::with_capacity(chunks.len()),
         components: vec![0u8; chunks.len() * dim],

@@ -40,7 +40,7 @@ mod update;
 
 #[cfg(feature = "bench-internals")]
 pub(crate) use records::own_text;
-pub use records::{build_chunk_records, sha256, ChunkRecord, FileRecord};
+pub use records::{build_chunk_records, build_chunk_records_in, sha256, ChunkRecord, FileRecord};
 pub use terms::TermDict;
 
 use crate::file_role::{file_role, FileRole};

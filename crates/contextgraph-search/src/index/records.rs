@@ -92,13 +92,25 @@ pub fn build_chunk_records(
     mtime: Option<Timestamp>,
 ) -> Vec<ChunkRecord> {
     let lines = crate::chunk::LineIndex::new(text);
+    build_chunk_records_in(text, &lines, chunks, previous, now, mtime)
+}
+
+/// [`build_chunk_records`] with the line index of `text` already built.
+pub fn build_chunk_records_in(
+    text: &str,
+    lines: &crate::chunk::LineIndex,
+    chunks: Vec<Chunk>,
+    previous: Option<&FileRecord>,
+    now: Timestamp,
+    mtime: Option<Timestamp>,
+) -> Vec<ChunkRecord> {
     let mut out = Vec::with_capacity(chunks.len());
     for c in chunks {
         let Some(region) = lines.slice(text, c.start_line, c.end_line) else {
             continue;
         };
         let digest = sha256(region.as_bytes());
-        let (terms, doc_len) = term_frequencies_of(&own_text_parts(text, &lines, &c));
+        let (terms, doc_len) = term_frequencies_of(&own_text_parts(text, lines, &c));
         let earlier = previous.and_then(|p| {
             p.chunks
                 .iter()

@@ -261,9 +261,16 @@ fn no_mask(_: &str) -> Option<String> {
 }
 
 impl LangSpec {
-    /// What the table and [`special_class`](Self::special_class) say about `n`.
-    pub(crate) fn classify<'t>(&self, src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-        let kind = n.kind();
+    /// What the table and [`special_class`](Self::special_class) say about
+    /// `n`, whose kind name the caller has read (`kind` is `n.kind()`): each
+    /// read is a C string's length and a UTF-8 check, and the chunker tests
+    /// every child it walks against several kind lists with the one read.
+    pub(crate) fn classify<'t>(
+        &self,
+        src: Source<'t>,
+        n: Node<'t>,
+        kind: &str,
+    ) -> Option<Class<'t>> {
         if let Some(row) = self.definitions.iter().find(|d| d.kind == kind) {
             let name = src.field_text(n, row.name)?;
             let body = n.child_by_field_name(row.body);

@@ -271,9 +271,11 @@ impl<'s> Cx<'s> {
             if !child.is_named() {
                 continue;
             }
+            // Read once for the kind lists below.
+            let kind = child.kind();
             match self
                 .spec
-                .classify(Source(self.src), child)
+                .classify(Source(self.src), child, kind)
                 .filter(|c| !is_trivial(c, child))
             {
                 Some(class) => {
@@ -325,10 +327,10 @@ impl<'s> Cx<'s> {
                     }
                 }
                 None => {
-                    if !self.spec.doc_kinds.contains(&child.kind()) {
+                    if !self.spec.doc_kinds.contains(&kind) {
                         open_clause = None;
                     }
-                    if self.spec.scope_statements.contains(&child.kind()) {
+                    if self.spec.scope_statements.contains(&kind) {
                         if let Some(name) = Source(self.src).field_text(child, "name") {
                             if statement_scope {
                                 scope.pop();
@@ -337,7 +339,7 @@ impl<'s> Cx<'s> {
                             statement_scope = true;
                         }
                         self.find_defs(child, scope, parent, depth + 1);
-                    } else if self.spec.descend.contains(&child.kind()) || child.is_error() {
+                    } else if self.spec.descend.contains(&kind) || child.is_error() {
                         // Definitions hide inside wrappers and preprocessor
                         // blocks; statement bodies of top-level code are
                         // walked too (cheap). An ERROR node is walked as
