@@ -196,6 +196,22 @@ pub fn search_with_signals(
     semantic: &[(u32, f32)],
     signals: RerankSignals,
 ) -> Vec<Ranked> {
+    let semantic = || std::borrow::Cow::Borrowed(semantic);
+    search_awaiting(graph, text, anchors, accept, has_phrase, semantic, signals)
+}
+
+/// [`search_with_signals`] with the semantic matches asked for only after
+/// the BM25 part, which does not read them: an answer computes them on
+/// another thread meanwhile (`semantic_overlap.rs`). Same ranking.
+pub(crate) fn search_awaiting<'s>(
+    graph: &Graph<'_>,
+    text: &str,
+    anchors: &[String],
+    accept: &dyn Fn(&ChunkRecord) -> bool,
+    has_phrase: &dyn Fn(u32) -> bool,
+    semantic: impl FnOnce() -> std::borrow::Cow<'s, [(u32, f32)]>,
+    signals: RerankSignals,
+) -> Vec<Ranked> {
     let index = graph.index;
     let accepted_record = |c: &ChunkRecord| accept(c);
     let accepted = |slot: u32| index.chunk(slot).is_some_and(|(_, c)| accept(c));
@@ -320,6 +336,7 @@ pub fn search_with_signals(
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
     let shape = QueryShape::of(text);
+    let semantic = semantic();
     let semantic_weight = if signals.model_alone && signals.semantic && !semantic.is_empty() {
         1.0
     } else if !signals.semantic || semantic.is_empty() || lexical.is_empty() {
@@ -706,85 +723,5 @@ fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32
 }
 
 #[cfg(test)]
-mod accumulator_tests {
-    use super::*;
-
-    /// The keys' ascending order is the ranking's best-first order (score
-    /// by `total_cmp` descending, then slot), signs, zeros, infinities and
-    /// NaN included.
-    #[test]
-    fn score_keys_sort_best_first() {
-        let scores = [
-            0.5f32,
-            -0.0,
-            0.0,
-            -1.5,
-            f32::INFINITY,
-            f32::NAN,
-            1e-30,
-            0.5,
-            -f32::NAN,
-        ];
-        let acc: Vec<f32> = scores.iter().cycle().take(40).copied().collect();
-        let touched: Vec<u32> = (0..40).rev().collect();
-        let mut keys = by_score(&touched, &acc);
-        keys.sort_unstable();
-        let mut expected = touched.clone();
-        expected.sort_by(|a, b| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b)));
-        assert_eq!(keys.iter().map(|&k| k as u32).collect::<Vec<_>>(), expected);
-    }
-    use crate::index::tests::record as file;
-    use crate::index::Index;
-
-    /// The accumulators a thread keeps between searches are zero again
-    /// after each: a search answers the same after any other search on its
-    /// thread as it does first on a fresh thread, whether the search before
-    /// wrote most slots (zeroed whole) or a few (zeroed one by one), and
-    /// after the index grew or shrank between the two.
-    #[test]
-    fn a_search_answers_the_same_after_other_searches_on_its_thread() {
-        let mut files = vec![file("common.rs", &[&[("alpha", 3)], &[("alpha", 1)]])];
-        for i in 0..60 {
-            let terms: &[(&str, u32)] = match i % 3 {
-                0 => &[("alpha", 1), ("beta", 2)],
-                1 => &[("beta", 1), ("gamma", 1)],
-                _ => &[("delta", 1)],
-            };
-            files.push(file(&format!("f{i}.rs"), &[terms, &[("filler", 1)]]));
-        }
-        files.push(file("rare.rs", &[&[("rare", 1), ("beta", 1)]]));
-        let big = Index::from_records(files.clone());
-        let small = Index::from_records(files[..5].to_vec());
-        let root = std::path::Path::new("/nonexistent");
-        let run = |index: &Index, goal: &str| {
-            let graph = Graph { index, root };
-            search(&graph, goal, &[], &|_| true)
-        };
-        let fresh = |index: &Index, goal: &'static str| {
-            std::thread::scope(|s| {
-                s.spawn(|| run(index, goal))
-                    .join()
-                    .expect("the search runs")
-            })
-        };
-        let goals = ["beta gamma", "rare", "rare beta", "alpha delta", "beta"];
-        let expected: Vec<Vec<Ranked>> = goals.iter().map(|g| fresh(&big, g)).collect();
-        assert!(expected.iter().all(|r| !r.is_empty()));
-        // One thread, every goal after every other one (and after searches
-        // of a smaller and the same larger index).
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                for before in goals {
-                    for (goal, want) in goals.iter().zip(&expected) {
-                        let _ = run(&big, before);
-                        assert_eq!(&run(&big, goal), want, "{goal:?} after {before:?}");
-                        let _ = run(&small, before);
-                        assert_eq!(&run(&big, goal), want, "{goal:?} after a smaller index");
-                    }
-                }
-            })
-            .join()
-            .expect("the searches run");
-        });
-    }
-}
+#[path = "rank_accumulator_tests.rs"]
+mod accumulator_tests;

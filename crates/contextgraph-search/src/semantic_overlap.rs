@@ -1,0 +1,112 @@
+//! One answer's semantic pass run beside the lexical ranking's BM25 part
+//! (issue 29): the ranking reads the semantic matches only after BM25, so
+//! an answer need not wait for the pass before starting it.
+//!
+//! **Lock order.** A refresh applies under the index's write lock, and the
+//! lock favours writers: once a refresh waits to write, a *second* read
+//! lock taken by a thread that already holds one (or whose peer thread
+//! holds one it waits on) blocks until that first read is released, which
+//! it never is. So the pass must not take the index lock on its thread
+//! while the ranking holds it on another. Here, both read the one view an
+//! answer holds: [`Workspace::view_with_semantic`] brings the vectors up to
+//! date, takes the semantic lock and only then the index's read lock (the
+//! order [`Workspace::prepare_semantic`] and [`Workspace::semantic_top`]
+//! take them in), and the pass's thread takes no lock at all.
+
+use std::borrow::Cow;
+use std::sync::MutexGuard;
+
+use crate::index::ChunkRecord;
+use crate::rank::Ranked;
+use crate::search::{FileCache, SearchOptions, SearchView};
+use crate::semantic::SemanticIndex;
+use crate::semantic_workspace::{file_share, first_window, TopAsk};
+use crate::workspace::Workspace;
+
+/// The chunk vectors held for one view (the semantic lock), and the model
+/// they were made with.
+pub(crate) struct SemanticHold<'w> {
+    guard: MutexGuard<'w, Option<SemanticIndex>>,
+    model: &'static contextgraph_embed::StaticModel,
+}
+
+impl Workspace {
+    /// [`view`](Self::view) for an answer that also wants the semantic
+    /// matches of its goal ([`SearchView::search_with_semantic`]): the
+    /// chunk vectors are brought up to date and held first, then the index
+    /// is held for reading, so the semantic pass reads the same version of
+    /// the index as the ranking without a second read lock (see the
+    /// module's note on lock order). While the view lives, other answers'
+    /// semantic passes wait for it.
+    pub fn view_with_semantic(&self) -> SearchView<'_> {
+        let hold = self.semantic_hold();
+        let mut view = self.view();
+        view.semantic = hold;
+        view
+    }
+
+    /// The vectors held, or `None` when the signal is not in use or they
+    /// cannot be had (as in `with_semantic`).
+    fn semantic_hold(&self) -> Option<SemanticHold<'_>> {
+        if !self.semantic_in_use() {
+            return None;
+        }
+        let model = contextgraph_embed::builtin().ok()?;
+        let _ = self.prepare_semantic();
+        let guard = self.shared.semantic.lock().ok()?;
+        guard.as_ref()?;
+        Some(SemanticHold { guard, model })
+    }
+}
+
+impl SearchView<'_> {
+    /// [`search`](SearchView::search) with the goal's best `limit` semantic
+    /// matches among the chunks `options.accept` admits (what
+    /// [`Workspace::semantic_top`] gives, from this view's version of the
+    /// index) as the semantic signal, `options.semantic` not read. The
+    /// pass runs on another thread while the ranking does its BM25 part;
+    /// the ranking waits for it only where it needs the matches. Without
+    /// vectors (a plain [`Workspace::view`], the signal off) it searches
+    /// with none.
+    pub fn search_with_semantic(
+        &self,
+        goal: &str,
+        limit: usize,
+        options: &SearchOptions<'_>,
+        files: &mut FileCache,
+    ) -> Vec<Ranked> {
+        let Some(ask) = self.top_ask(goal).filter(|_| limit > 0) else {
+            return self.search_awaiting(goal, options, || Cow::Borrowed(&[]), files);
+        };
+        let accept: &dyn Fn(&ChunkRecord) -> bool = options.accept;
+        std::thread::scope(|scope| {
+            let window = first_window(limit);
+            let pass = std::thread::Builder::new()
+                .name("cgp-semantic-pass".into())
+                .spawn_scoped(scope, move || ask.window(window));
+            let matches = move || {
+                // A thread that could not start or panicked: the pass runs
+                // here (the same scores).
+                let first = pass.ok().and_then(|p| p.join().ok());
+                Cow::Owned(ask.accepted(limit, accept, first))
+            };
+            self.search_awaiting(goal, options, matches, files)
+        })
+    }
+
+    /// The semantic pass of `goal` over this view, when it holds vectors.
+    pub(crate) fn top_ask<'a>(&'a self, goal: &'a str) -> Option<TopAsk<'a>> {
+        let hold = self.semantic.as_ref()?;
+        Some(TopAsk {
+            semantic: hold.guard.as_ref()?,
+            model: hold.model,
+            index: self.index(),
+            goal,
+            file_share: file_share(self.signals(), goal),
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "semantic_overlap_tests.rs"]
+mod tests;
