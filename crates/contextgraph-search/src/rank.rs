@@ -111,7 +111,7 @@ const W_SEMANTIC_UNCOVERED: f32 = 0.3;
 /// `W_SEMANTIC_UNCOVERED`.
 const COVERAGE_CANDIDATES: usize = 20;
 /// Best semantic matches considered (as candidates and for the signal).
-const SEMANTIC_CANDIDATES: usize = 30;
+pub(crate) const SEMANTIC_CANDIDATES: usize = 30;
 
 /// Weight of an exact phrase match (the query's words, in order, inside the
 /// chunk: a pasted error message or string literal). Lifts the raw score

@@ -16,11 +16,15 @@ use crate::vectors_file::{RowRef, VectorsFileError, TAIL_FILE, VECTORS_FILE};
 use crate::workspace::Workspace;
 
 /// Most semantic matches a query is served ([`Workspace::semantic_top`]):
-/// the ranking layer reads the best few dozen (`rank::SEMANTIC_CANDIDATES`,
-/// 30), so selecting these instead of sorting every chunk's score (a third
-/// of a million on a large repository) changes no ranking and leaves room
-/// should that number grow.
-pub const SEMANTIC_SERVED: usize = 256;
+/// the ranking layer reads the first `rank::SEMANTIC_CANDIDATES` (30) it
+/// accepts, so selecting these instead of sorting every chunk's score (a
+/// third of a million on a large repository) changes no ranking. No more
+/// than that (it was 256): the scoring pass keeps the best twice this many
+/// as it goes, and a smaller running top passes fewer rows on to be
+/// offered (its floor rises sooner). Never under the ranking's number (a
+/// compile-time check below).
+pub const SEMANTIC_SERVED: usize = 32;
+const _: () = assert!(SEMANTIC_SERVED >= crate::rank::SEMANTIC_CANDIDATES);
 
 /// Which slots of this process's index the snapshot on disk holds.
 #[derive(Debug, Clone)]
