@@ -14,12 +14,14 @@
 //! take them in), and the pass's thread takes no lock at all.
 
 use std::borrow::Cow;
+use std::sync::atomic::AtomicUsize;
 use std::sync::MutexGuard;
 
 use crate::index::ChunkRecord;
 use crate::rank::Ranked;
 use crate::search::{FileCache, SearchOptions, SearchView};
-use crate::semantic::SemanticIndex;
+use crate::semantic::{best_first, SemanticIndex};
+use crate::semantic_rows::{best_of_parts, Query};
 use crate::semantic_workspace::{file_share, first_window, TopAsk};
 use crate::workspace::Workspace;
 
@@ -79,15 +81,43 @@ impl SearchView<'_> {
             return self.search_awaiting(goal, options, || Cow::Borrowed(&[]), files);
         };
         let accept: &dyn Fn(&ChunkRecord) -> bool = options.accept;
+        let window = first_window(limit);
+        let claims = AtomicUsize::new(0);
+        let pass = Pass::of(&ask);
+        let (pass, claims) = (&pass, &claims);
         std::thread::scope(|scope| {
-            let window = first_window(limit);
-            let pass = std::thread::Builder::new()
-                .name("cgp-semantic-pass".into())
-                .spawn_scoped(scope, move || ask.window(window));
+            let helper = match pass {
+                Pass::Nothing => None,
+                Pass::Whole | Pass::Claimed(_) => std::thread::Builder::new()
+                    .name("cgp-semantic-pass".into())
+                    .spawn_scoped(scope, move || match pass {
+                        Pass::Whole => ask.window(window),
+                        Pass::Claimed(query) => ask.claimed(query, window, claims),
+                        Pass::Nothing => Vec::new(),
+                    })
+                    .ok(),
+            };
             let matches = move || {
-                // A thread that could not start or panicked: the pass runs
-                // here (the same scores).
-                let first = pass.ok().and_then(|p| p.join().ok());
+                let first = match pass {
+                    Pass::Nothing => Some(Vec::new()),
+                    Pass::Whole => helper.and_then(|h| h.join().ok()),
+                    Pass::Claimed(query) => {
+                        // This thread takes the parts still unclaimed.
+                        let mut mine = ask.claimed(query, window, claims);
+                        let theirs = match helper {
+                            Some(h) => h.join().ok(),
+                            None => Some(Vec::new()),
+                        };
+                        theirs.map(|theirs| {
+                            mine.extend(theirs);
+                            let mut best = best_of_parts(mine, window);
+                            best.sort_by(best_first);
+                            best
+                        })
+                    }
+                };
+                // A thread that panicked: the pass runs again here (the
+                // same scores).
                 Cow::Owned(ask.accepted(limit, accept, first))
             };
             self.search_awaiting(goal, options, matches, files)
@@ -104,6 +134,33 @@ impl SearchView<'_> {
             goal,
             file_share: file_share(self.signals(), goal),
         })
+    }
+}
+
+/// How an answer's semantic pass is split between the pass's thread and
+/// the answer's.
+enum Pass {
+    /// The goal has no vector (no known word, other rows): no matches.
+    Nothing,
+    /// A question blended with whole files needs every score first: the
+    /// pass's thread scores it all.
+    Whole,
+    /// Parts of the rows claimed by both threads: the pass's thread from
+    /// the start, the answer's once its BM25 part is done (two threads, not
+    /// the pass's own two beside the ranking: on two cores a third only
+    /// waits for one, and the cores are shared).
+    Claimed(Query),
+}
+
+impl Pass {
+    fn of(ask: &TopAsk<'_>) -> Pass {
+        if ask.file_share > 0.0 {
+            return Pass::Whole;
+        }
+        match ask.semantic.rounded_goal(ask.index, ask.model, ask.goal) {
+            Some(query) => Pass::Claimed(query),
+            None => Pass::Nothing,
+        }
     }
 }
 

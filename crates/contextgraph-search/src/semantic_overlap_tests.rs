@@ -7,8 +7,9 @@ use crate::index::ChunkRecord;
 use crate::{CacheLocation, FileCache, Ranked, SearchOptions, Workspace, WorkspaceOptions};
 
 /// A workspace with the semantic signal on: 40 files of two functions
-/// each, prose doc comments on both.
-fn workspace() -> (tempfile::TempDir, Workspace) {
+/// each, prose doc comments on both; `files`: a question's scores blend in
+/// whole files (`RerankSignals::semantic_files`).
+fn workspace_with(files: bool) -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().expect("repo");
     let src = dir.path().join("src");
     std::fs::create_dir_all(&src).expect("mkdir");
@@ -18,14 +19,19 @@ fn workspace() -> (tempfile::TempDir, Workspace) {
         );
         std::fs::write(src.join(format!("f{i}.rs")), text).expect("write");
     }
-    let options = WorkspaceOptions {
+    let mut options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
         semantic: true,
         ..WorkspaceOptions::default()
     };
+    options.rank_signals.semantic_files = files;
     let (ws, _) = Workspace::open(dir.path(), options).expect("open");
     assert!(ws.semantic_in_use());
     (dir, ws)
+}
+
+fn workspace() -> (tempfile::TempDir, Workspace) {
+    workspace_with(false)
 }
 
 /// The ranking of the answer path before the overlap: the semantic matches
@@ -49,10 +55,17 @@ fn ranked_in_turn(
 /// The overlapped answer ranks exactly as the pass-then-search one, with
 /// any filter (one that admits few chunks widens the pass's window) and
 /// any number of matches, none included; a plain view (no vectors held)
-/// searches without the signal.
+/// searches without the signal. With whole files blended into a
+/// question's scores (every score needed first) as well.
 #[test]
 fn the_overlapped_ranking_is_the_one_in_turn() {
-    let (_dir, ws) = workspace();
+    for files in [false, true] {
+        let (_dir, ws) = workspace_with(files);
+        overlapped_ranks_as_in_turn(&ws);
+    }
+}
+
+fn overlapped_ranks_as_in_turn(ws: &Workspace) {
     let all = |_: &ChunkRecord| true;
     let steps = |c: &ChunkRecord| {
         c.symbol
@@ -70,7 +83,7 @@ fn the_overlapped_ranking_is_the_one_in_turn() {
     for accept in filters {
         for goal in goals {
             for limit in [0, 1, 3, 256] {
-                let before = ranked_in_turn(&ws, goal, limit, accept);
+                let before = ranked_in_turn(ws, goal, limit, accept);
                 let view = ws.view_with_semantic();
                 let options = SearchOptions {
                     accept,
@@ -83,7 +96,7 @@ fn the_overlapped_ranking_is_the_one_in_turn() {
             }
         }
     }
-    let without = ranked_in_turn(&ws, "retry the request later", 0, &all);
+    let without = ranked_in_turn(ws, "retry the request later", 0, &all);
     let plain = ws.view().search_with_semantic(
         "retry the request later",
         256,

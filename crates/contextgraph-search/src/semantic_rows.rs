@@ -205,7 +205,7 @@ impl Rows {
             self.score_range(range, query, live, &mut top);
             top.into_vec()
         };
-        let mut out = if parts == 1 {
+        let out = if parts == 1 {
             best_of(0..n)
         } else {
             std::thread::scope(|scope| {
@@ -229,13 +229,54 @@ impl Rows {
                 out
             })
         };
-        if out.len() > keep {
-            out.select_nth_unstable_by(keep - 1, crate::semantic::best_first);
-            out.truncate(keep);
+        best_of_parts(out, keep)
+    }
+
+    /// The best `keep` of the rows this thread claims from `claims`, a
+    /// counter of [`CLAIM_ROWS`]-row parts shared with other threads doing
+    /// the same (exactly those scoring above the `keep`-th best of them,
+    /// ties broken by slot), unordered. Each thread scores the parts it
+    /// claims in ascending order, as the running top needs; once every
+    /// part is claimed, the union of the threads' answers holds the best
+    /// `keep` of all rows ([`best_of_parts`]). A thread that arrives late
+    /// claims what is left, so an answer's thread can join a pass begun
+    /// on another once its own work is done.
+    pub(crate) fn top_claimed(
+        &self,
+        query: &Query,
+        live: &(dyn Fn(u32) -> bool + Sync),
+        keep: usize,
+        claims: &std::sync::atomic::AtomicUsize,
+    ) -> Vec<(u32, f32)> {
+        let n = self.len();
+        let mut top = Top::new(keep.max(1));
+        loop {
+            let part = claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let start = part.saturating_mul(CLAIM_ROWS);
+            if start >= n {
+                break;
+            }
+            self.score_range(start..(start + CLAIM_ROWS).min(n), query, live, &mut top);
         }
-        out
+        top.into_vec()
     }
 }
+
+/// The best `keep` of the union of the best `keep` of each part of the
+/// rows (what [`Rows::top`] and [`Rows::top_claimed`]'s threads found),
+/// unordered.
+pub(crate) fn best_of_parts(mut out: Vec<(u32, f32)>, keep: usize) -> Vec<(u32, f32)> {
+    let keep = keep.max(1);
+    if out.len() > keep {
+        out.select_nth_unstable_by(keep - 1, crate::semantic::best_first);
+        out.truncate(keep);
+    }
+    out
+}
+
+/// Rows a thread claims at a time in [`Rows::top_claimed`]: 2 MB of the
+/// model's rows, so a thread that joins late finds parts left to take.
+const CLAIM_ROWS: usize = 16_384;
 
 /// Rows below which the scoring pass stays on one thread (a thread costs
 /// tens of microseconds; 50,000 rows take about a millisecond).
@@ -487,6 +528,27 @@ mod tests {
             let mut top = rows.top(&query, &live, keep);
             top.sort_by(crate::semantic::best_first);
             assert_eq!(top, all[..keep], "keep {keep}");
+            // Parts claimed by two threads, and by one (the other came
+            // when none was left).
+            for late in [false, true] {
+                let claims = std::sync::atomic::AtomicUsize::new(0);
+                let claim = || rows.top_claimed(&query, &live, keep, &claims);
+                let (mut a, b) = if late {
+                    let a = claim();
+                    (a, claim())
+                } else {
+                    std::thread::scope(|s| {
+                        let other = s.spawn(claim);
+                        let a = claim();
+                        (a, other.join().expect("scored"))
+                    })
+                };
+                assert!(!late || b.is_empty());
+                a.extend(b);
+                let mut top = best_of_parts(a, keep);
+                top.sort_by(crate::semantic::best_first);
+                assert_eq!(top, all[..keep], "keep {keep}, claimed, late {late}");
+            }
         }
         assert!(all.iter().all(|&(s, _)| live(s) && !s.is_multiple_of(17)));
     }

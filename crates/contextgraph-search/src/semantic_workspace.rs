@@ -380,6 +380,17 @@ impl TopAsk<'_> {
         scores
     }
 
+    /// This thread's share of a pass of `query` (this goal rounded) shared
+    /// through `claims`: see [`SemanticIndex::top_claimed`].
+    pub(crate) fn claimed(
+        &self,
+        query: &crate::semantic_rows::Query,
+        window: usize,
+        claims: &std::sync::atomic::AtomicUsize,
+    ) -> Vec<(u32, f32)> {
+        self.semantic.top_claimed(self.index, query, window, claims)
+    }
+
     /// The first `limit` scores of chunks `accept` admits, best first
     /// ([`Workspace::semantic_top`]); `first`, when given, is
     /// [`window`](Self::window)`(2 * limit)` already computed.
