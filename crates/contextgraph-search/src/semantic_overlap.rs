@@ -21,7 +21,7 @@ use crate::index::ChunkRecord;
 use crate::rank::Ranked;
 use crate::search::{FileCache, SearchOptions, SearchView};
 use crate::semantic::{best_first, SemanticIndex};
-use crate::semantic_rows::{best_of_parts, Query};
+use crate::semantic_rows::{best_of_parts, Query, PARALLEL_ROWS};
 use crate::semantic_workspace::{file_share, first_window, TopAsk};
 use crate::workspace::Workspace;
 
@@ -77,6 +77,20 @@ impl SearchView<'_> {
         options: &SearchOptions<'_>,
         files: &mut FileCache,
     ) -> Vec<Ranked> {
+        self.search_overlapped(goal, limit, options, files, PARALLEL_ROWS)
+    }
+
+    /// [`search_with_semantic`](Self::search_with_semantic), the pass given
+    /// a thread of its own from `thread_rows` rows on (tests take it on
+    /// small indexes too).
+    pub(crate) fn search_overlapped(
+        &self,
+        goal: &str,
+        limit: usize,
+        options: &SearchOptions<'_>,
+        files: &mut FileCache,
+        thread_rows: usize,
+    ) -> Vec<Ranked> {
         let Some(ask) = self.top_ask(goal).filter(|_| limit > 0) else {
             return self.search_awaiting(goal, options, || Cow::Borrowed(&[]), files);
         };
@@ -86,8 +100,12 @@ impl SearchView<'_> {
         let pass = Pass::of(&ask);
         let (pass, claims) = (&pass, &claims);
         std::thread::scope(|scope| {
+            // A small index is scored on the answer's thread alone, after
+            // its BM25 part: a thread costs more than the rows take.
+            let small = ask.semantic.len() < thread_rows;
             let helper = match pass {
                 Pass::Nothing => None,
+                Pass::Whole | Pass::Claimed(_) if small => None,
                 Pass::Whole | Pass::Claimed(_) => std::thread::Builder::new()
                     .name("cgp-semantic-pass".into())
                     .spawn_scoped(scope, move || match pass {
@@ -100,6 +118,9 @@ impl SearchView<'_> {
             let matches = move || {
                 let first = match pass {
                     Pass::Nothing => Some(Vec::new()),
+                    // No thread (a small index, or none could start) or
+                    // one that panicked: the pass runs here (the same
+                    // scores).
                     Pass::Whole => helper.and_then(|h| h.join().ok()),
                     Pass::Claimed(query) => {
                         // This thread takes the parts still unclaimed.
@@ -116,8 +137,6 @@ impl SearchView<'_> {
                         })
                     }
                 };
-                // A thread that panicked: the pass runs again here (the
-                // same scores).
                 Cow::Owned(ask.accepted(limit, accept, first))
             };
             self.search_awaiting(goal, options, matches, files)

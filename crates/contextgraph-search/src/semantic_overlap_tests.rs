@@ -90,9 +90,13 @@ fn overlapped_ranks_as_in_turn(ws: &Workspace) {
                     semantic: &[(0, 1.0)],
                     ..SearchOptions::default()
                 };
-                let after =
-                    view.search_with_semantic(goal, limit, &options, &mut FileCache::default());
-                assert_eq!(after, before, "{goal:?}, limit {limit}");
+                // The pass on a thread of its own, and on the answer's.
+                for thread_rows in [0, usize::MAX] {
+                    let mut files = FileCache::default();
+                    let after =
+                        view.search_overlapped(goal, limit, &options, &mut files, thread_rows);
+                    assert_eq!(after, before, "{goal:?}, limit {limit}, {thread_rows}");
+                }
             }
         }
     }
@@ -160,7 +164,8 @@ fn overlapped(ws: &Workspace, held: &dyn Fn()) -> Vec<Ranked> {
     let view = ws.view_with_semantic();
     held();
     let options = SearchOptions::default();
-    view.search_with_semantic(GOAL, 256, &options, &mut FileCache::default())
+    // The pass's own thread even on this small index.
+    view.search_overlapped(GOAL, 32, &options, &mut FileCache::default(), 0)
 }
 
 /// The overlap as it was first thought of and not built: the view held,

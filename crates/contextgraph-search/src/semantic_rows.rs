@@ -280,7 +280,7 @@ const CLAIM_ROWS: usize = 16_384;
 
 /// Rows below which the scoring pass stays on one thread (a thread costs
 /// tens of microseconds; 50,000 rows take about a millisecond).
-const PARALLEL_ROWS: usize = 50_000;
+pub(crate) const PARALLEL_ROWS: usize = 50_000;
 /// Most threads one scoring pass uses.
 const MAX_THREADS: usize = 4;
 
