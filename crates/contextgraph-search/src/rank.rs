@@ -336,7 +336,18 @@ pub(crate) fn search_awaiting<'s>(
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
     let shape = QueryShape::of(text);
-    let semantic = semantic();
+    // The matches are asked for only when the weight below can be above
+    // zero without them being empty: a goal none of whose words the index
+    // holds, or one found as a phrase, leaves the pass unread (an answer
+    // then stops it, see `semantic_overlap.rs`).
+    let wanted = signals.semantic
+        && (signals.model_alone || (!lexical.is_empty() && phrase_hits.is_empty()));
+    let semantic = if wanted {
+        semantic()
+    } else {
+        drop(semantic);
+        std::borrow::Cow::Borrowed(&[][..])
+    };
     let semantic_weight = if signals.model_alone && signals.semantic && !semantic.is_empty() {
         1.0
     } else if !signals.semantic || semantic.is_empty() || lexical.is_empty() {

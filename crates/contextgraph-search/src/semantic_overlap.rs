@@ -115,7 +115,11 @@ impl SearchView<'_> {
                     })
                     .ok(),
             };
+            // Dropped unread when the ranking wants no matches: the parts
+            // not yet claimed are then not scored.
+            let stop = StopClaims(claims);
             let matches = move || {
+                let _stop = stop;
                 let first = match pass {
                     Pass::Nothing => Some(Vec::new()),
                     // No thread (a small index, or none could start) or
@@ -153,6 +157,19 @@ impl SearchView<'_> {
             goal,
             file_share: file_share(self.signals(), goal),
         })
+    }
+}
+
+/// Leaves no part of a shared pass to claim once dropped (a thread
+/// finishes the part it holds): the answer no longer needs the pass.
+struct StopClaims<'a>(&'a AtomicUsize);
+
+impl Drop for StopClaims<'_> {
+    fn drop(&mut self) {
+        // Parts are claimed by adding one: from here on every claim starts
+        // past the last row (`saturating_mul` keeps it there).
+        self.0
+            .store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

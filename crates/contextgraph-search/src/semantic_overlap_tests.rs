@@ -203,3 +203,45 @@ fn an_answer_finishes_while_a_refresh_waits_to_write() {
         "a second read lock beside a held view must deadlock under a waiting writer (else this test proves nothing)"
     );
 }
+
+/// The ranking asks for the semantic matches only when it can use them:
+/// not for a goal none of whose words the index holds, nor for one found
+/// as a phrase in a file (the weight is zero there whatever the matches).
+#[test]
+fn the_matches_are_asked_for_only_when_the_ranking_uses_them() {
+    let (_dir, ws) = workspace();
+    let view = ws.view();
+    for (goal, asked) in [
+        ("retry the request later", true),
+        ("qwzx vbnmq", false),
+        ("retry the request after a delay", false),
+    ] {
+        let called = std::cell::Cell::new(false);
+        let matches = || {
+            called.set(true);
+            std::borrow::Cow::Borrowed(&[][..])
+        };
+        let options = SearchOptions::default();
+        view.search_awaiting(goal, &options, matches, &mut FileCache::default());
+        assert_eq!(called.get(), asked, "{goal:?}");
+    }
+}
+
+/// A pass left unread is stopped: once its stop is dropped, no part is
+/// left to claim (while a fresh counter still has every part).
+#[test]
+fn a_stopped_pass_has_no_part_left_to_claim() {
+    let (_dir, ws) = workspace();
+    let view = ws.view_with_semantic();
+    let ask = view
+        .top_ask("retry the request later")
+        .expect("vectors held");
+    let super::Pass::Claimed(query) = super::Pass::of(&ask) else {
+        panic!("the goal has a vector and no file share");
+    };
+    let claims = std::sync::atomic::AtomicUsize::new(0);
+    drop(super::StopClaims(&claims));
+    assert!(ask.claimed(&query, 64, &claims).is_empty());
+    let fresh = std::sync::atomic::AtomicUsize::new(0);
+    assert!(!ask.claimed(&query, 64, &fresh).is_empty());
+}
