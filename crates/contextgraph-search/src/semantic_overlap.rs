@@ -65,9 +65,11 @@ impl SearchView<'_> {
     /// [`search`](SearchView::search) with the goal's best `limit` semantic
     /// matches among the chunks `options.accept` admits (what
     /// [`Workspace::semantic_top`] gives, from this view's version of the
-    /// index) as the semantic signal, `options.semantic` not read. The
-    /// pass runs on another thread while the ranking does its BM25 part;
-    /// the ranking waits for it only where it needs the matches. Without
+    /// index) as the semantic signal, `options.semantic` not read. From
+    /// 50,000 rows on, the pass starts on another thread while the ranking
+    /// does its BM25 part, and this thread takes the parts still left
+    /// where the ranking needs the matches (below that, it scores them all
+    /// there); a ranking that needs none stops the pass. Without
     /// vectors (a plain [`Workspace::view`], the signal off) it searches
     /// with none.
     pub fn search_with_semantic(
