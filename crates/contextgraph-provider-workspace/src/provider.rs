@@ -618,21 +618,18 @@ impl WorkspaceProvider {
             query.accepts_kind(&c.kind.frame_kind())
                 && pin.is_none_or(|p| c.recorded_at <= p && c.valid_from <= p)
         };
-        // Before the view: scoring may first bring the chunk vectors up to
-        // date. Only the best accepted matches: the ranking reads no more.
-        let semantic = self.workspace.semantic_top(
+        // The view brings the chunk vectors up to date before it holds the
+        // index; the semantic pass (only the best accepted matches: the
+        // ranking reads no more) runs beside the ranking's BM25 part.
+        let view = self.workspace.view_with_semantic();
+        let mut files = FileCache::default();
+        let ranked = view.search_with_semantic(
             query.match_text(),
             contextgraph_search::semantic::SEMANTIC_SERVED,
-            &accept,
-        );
-        let view = self.workspace.view();
-        let mut files = FileCache::default();
-        let ranked = view.search(
-            query.match_text(),
             &SearchOptions {
                 anchors: &query.anchors,
                 accept: &accept,
-                semantic: &semantic,
+                semantic: &[],
             },
             &mut files,
         );

@@ -58,6 +58,7 @@ mod scan;
 mod search;
 pub mod semantic;
 mod semantic_cold;
+mod semantic_overlap;
 mod semantic_rows;
 mod semantic_workspace;
 pub mod store;

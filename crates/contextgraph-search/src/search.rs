@@ -10,7 +10,7 @@ use contextgraph_types::Relation;
 
 use crate::graph::Graph;
 use crate::index::{ChunkRecord, Index};
-use crate::rank::{phrase_words, search_with_signals, Ranked};
+use crate::rank::{phrase_words, search_awaiting, Ranked};
 use crate::workspace::Workspace;
 
 /// What to search for besides the goal words.
@@ -218,6 +218,9 @@ pub struct SearchView<'w> {
     root: &'w Path,
     store: Option<&'w crate::store::Store>,
     signals: crate::rerank::RerankSignals,
+    /// The chunk vectors, held from before the read lock below was taken
+    /// (see [`Workspace::view_with_semantic`]); `None` for a plain view.
+    pub(crate) semantic: Option<crate::semantic_overlap::SemanticHold<'w>>,
     index: RwLockReadGuard<'w, Index>,
 }
 
@@ -230,6 +233,7 @@ impl Workspace {
             root: &self.shared.root,
             store: self.shared.store.as_ref(),
             signals: self.shared.options.rank_signals,
+            semantic: None,
             index: self.read_index(),
         }
     }
@@ -239,6 +243,11 @@ impl<'w> SearchView<'w> {
     /// The index itself.
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// The ranking layer's steps this view's workspace uses.
+    pub(crate) fn signals(&self) -> crate::rerank::RerankSignals {
+        self.signals
     }
 
     /// The code graph over the index (relations, anchor proximity).
@@ -279,6 +288,21 @@ impl<'w> SearchView<'w> {
         options: &SearchOptions<'_>,
         files: &mut FileCache,
     ) -> Vec<Ranked> {
+        let semantic = || std::borrow::Cow::Borrowed(options.semantic);
+        self.search_awaiting(goal, options, semantic, files)
+    }
+
+    /// [`search`](Self::search) with the semantic matches given by
+    /// `semantic`, asked for only once the ranking's BM25 part is done (see
+    /// [`search_with_semantic`](Self::search_with_semantic)); `options`'
+    /// own are not read.
+    pub(crate) fn search_awaiting<'s>(
+        &self,
+        goal: &str,
+        options: &SearchOptions<'_>,
+        semantic: impl FnOnce() -> std::borrow::Cow<'s, [(u32, f32)]>,
+        files: &mut FileCache,
+    ) -> Vec<Ranked> {
         let graph = self.graph();
         let words = phrase_words(goal);
         let files = std::cell::RefCell::new(files);
@@ -303,13 +327,13 @@ impl<'w> SearchView<'w> {
                     .and_then(|region| std::str::from_utf8(region).ok())
                     .is_some_and(|region| holds_phrase(region, &words))
         };
-        let mut ranked = search_with_signals(
+        let mut ranked = search_awaiting(
             &graph,
             goal,
             options.anchors,
             options.accept,
             &has_phrase,
-            options.semantic,
+            semantic,
             self.signals,
         );
         // With anchors the caller asked for a neighbourhood (G3: the

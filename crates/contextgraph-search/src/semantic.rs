@@ -512,6 +512,36 @@ impl SemanticIndex {
         Ok(self.rows.top(&rounded, &|s| index.is_live(s), keep))
     }
 
+    /// The goal rounded for [`top_claimed`](Self::top_claimed), or `None`
+    /// when nothing can be scored (see `goal_query`; a model other than
+    /// the rows' included, which [`top_unsorted`](Self::top_unsorted)
+    /// answers with an error and its callers with no scores).
+    pub(crate) fn rounded_goal(
+        &self,
+        index: &Index,
+        model: &StaticModel,
+        goal: &str,
+    ) -> Option<Query> {
+        self.goal_query(index, model, goal)
+            .ok()
+            .flatten()
+            .map(|(_, q)| q)
+    }
+
+    /// [`Rows::top_claimed`](crate::semantic_rows::Rows::top_claimed) over
+    /// the live slots of `index`: this thread's share of a pass shared
+    /// through `claims` (no file share: see [`top_unsorted`](Self::top_unsorted)).
+    pub(crate) fn top_claimed(
+        &self,
+        index: &Index,
+        query: &Query,
+        keep: usize,
+        claims: &std::sync::atomic::AtomicUsize,
+    ) -> Vec<(u32, f32)> {
+        self.rows
+            .top_claimed(query, &|s| index.is_live(s), keep, claims)
+    }
+
     /// The goal's vector and its rounded form for the scoring pass, or
     /// `None` when nothing can be scored: no word of the goal is in the
     /// model's vocabulary, or the rows are numbered for another version of

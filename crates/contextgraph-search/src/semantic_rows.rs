@@ -205,7 +205,7 @@ impl Rows {
             self.score_range(range, query, live, &mut top);
             top.into_vec()
         };
-        let mut out = if parts == 1 {
+        let out = if parts == 1 {
             best_of(0..n)
         } else {
             std::thread::scope(|scope| {
@@ -229,17 +229,58 @@ impl Rows {
                 out
             })
         };
-        if out.len() > keep {
-            out.select_nth_unstable_by(keep - 1, crate::semantic::best_first);
-            out.truncate(keep);
+        best_of_parts(out, keep)
+    }
+
+    /// The best `keep` of the rows this thread claims from `claims`, a
+    /// counter of [`CLAIM_ROWS`]-row parts shared with other threads doing
+    /// the same (exactly those scoring above the `keep`-th best of them,
+    /// ties broken by slot), unordered. Each thread scores the parts it
+    /// claims in ascending order, as the running top needs; once every
+    /// part is claimed, the union of the threads' answers holds the best
+    /// `keep` of all rows ([`best_of_parts`]). A thread that arrives late
+    /// claims what is left, so an answer's thread can join a pass begun
+    /// on another once its own work is done.
+    pub(crate) fn top_claimed(
+        &self,
+        query: &Query,
+        live: &(dyn Fn(u32) -> bool + Sync),
+        keep: usize,
+        claims: &std::sync::atomic::AtomicUsize,
+    ) -> Vec<(u32, f32)> {
+        let n = self.len();
+        let mut top = Top::new(keep.max(1));
+        loop {
+            let part = claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let start = part.saturating_mul(CLAIM_ROWS);
+            if start >= n {
+                break;
+            }
+            self.score_range(start..(start + CLAIM_ROWS).min(n), query, live, &mut top);
         }
-        out
+        top.into_vec()
     }
 }
 
+/// The best `keep` of the union of the best `keep` of each part of the
+/// rows (what [`Rows::top`] and [`Rows::top_claimed`]'s threads found),
+/// unordered.
+pub(crate) fn best_of_parts(mut out: Vec<(u32, f32)>, keep: usize) -> Vec<(u32, f32)> {
+    let keep = keep.max(1);
+    if out.len() > keep {
+        out.select_nth_unstable_by(keep - 1, crate::semantic::best_first);
+        out.truncate(keep);
+    }
+    out
+}
+
+/// Rows a thread claims at a time in [`Rows::top_claimed`]: 2 MB of the
+/// model's rows, so a thread that joins late finds parts left to take.
+const CLAIM_ROWS: usize = 16_384;
+
 /// Rows below which the scoring pass stays on one thread (a thread costs
 /// tens of microseconds; 50,000 rows take about a millisecond).
-const PARALLEL_ROWS: usize = 50_000;
+pub(crate) const PARALLEL_ROWS: usize = 50_000;
 /// Most threads one scoring pass uses.
 const MAX_THREADS: usize = 4;
 
@@ -453,222 +494,13 @@ impl Query {
 /// Rows per call of [`dots`]: its products fit in a few kilobytes.
 const BLOCK_ROWS: usize = 1024;
 
-/// The integer dot products of a rounded goal with each row of `rows`
-/// (int8 components as bytes, `query.len()` a row), into `out`, with the
-/// fastest [`Kernel`] this processor has. The sums are exact integers, so
-/// every kernel gives the same products.
-fn dots(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    dots_with(Kernel::best(), query, rows, out);
-}
-
-/// The ways [`dots`] can run.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kernel {
-    /// The plain loop, vectorised by the compiler.
-    Plain,
-    /// On x86-64 an SSE2 kernel (three times the compiler's vectorisation
-    /// of the plain loop, which spends most of its instructions widening
-    /// bytes: 3.7 ms against 11 ms for 594,000 rows of 128 in a
-    /// micro-benchmark, the same sums).
-    Sse2,
-    /// On x86-64 processors with AVX2: sixteen components widened by one
-    /// instruction and multiplied in one (`vpmovsxbw`, `vpmaddwd`): under
-    /// half the SSE2 kernel's instructions per row, and the pass is every
-    /// chunk of the workspace on every query.
-    Avx2,
-}
-
-impl Kernel {
-    /// The fastest kernel this processor runs.
-    fn best() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Kernel::Avx2;
-            }
-            Kernel::Sse2
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Plain
-    }
-}
-
-/// [`dots`] with `kernel` (the plain loop when the processor lacks it, or
-/// the goal's length is not a multiple of 16).
-fn dots_with(kernel: Kernel, query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    out.clear();
-    #[cfg(target_arch = "x86_64")]
-    if query.len().is_multiple_of(16) && kernel != Kernel::Plain {
-        let avx2 = kernel == Kernel::Avx2 && std::arch::is_x86_feature_detected!("avx2");
-        // SAFETY: `dots_sse2` only requires SSE2, which is part of the
-        // x86-64 baseline: every x86-64 processor has it and the target
-        // enables it. `dots_avx2` requires AVX2, and is called only when
-        // the processor was just seen to have it.
-        #[allow(unsafe_code)] // the crate's second unsafe site (store.rs has the first)
-        unsafe {
-            if avx2 {
-                dots_avx2(query, rows, out);
-            } else {
-                dots_sse2(query, rows, out);
-            }
-        };
-        return;
-    }
-    out.extend(
-        rows.chunks_exact(query.len().max(1))
-            .map(|r| dot_i8(query, r)),
-    );
-}
-
-/// [`dots`] with AVX2 for the built-in model's 128 components
-/// ([`dots_avx2_fixed`]); any other length goes to [`dots_sse2`] (the same
-/// sums), since only the shipped model's rows are scored on every query.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dots_avx2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    if query.len() == 128 {
-        // A fixed trip count the compiler unrolls, with no bounds check
-        // per step.
-        dots_avx2_fixed::<128>(query, rows, out);
-    } else {
-        dots_sse2(query, rows, out);
-    }
-}
-
-/// [`dots`] with SSE2: sixteen components a step, the even and odd bytes
-/// sign-extended in place within 16-bit lanes (two shifts and one; no
-/// unpacking), each half multiplied with the goal's matching components
-/// and summed pairwise into 32-bit lanes (`pmaddwd`). Loads go through
-/// `from_le_bytes` (no pointer, no unsafe); the compiler makes them one
-/// unaligned load.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn dots_sse2(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_madd_epi16, _mm_set_epi16, _mm_set_epi64x,
-        _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_epi16, _mm_srai_epi16,
-    };
-    let even: Vec<__m128i> = query
-        .chunks_exact(16)
-        .map(|b| _mm_set_epi16(b[14], b[12], b[10], b[8], b[6], b[4], b[2], b[0]))
-        .collect();
-    let odd: Vec<__m128i> = query
-        .chunks_exact(16)
-        .map(|b| _mm_set_epi16(b[15], b[13], b[11], b[9], b[7], b[5], b[3], b[1]))
-        .collect();
-    let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    for row in rows.chunks_exact(query.len()) {
-        let mut acc = _mm_setzero_si128();
-        for ((c, &e), &o) in row.chunks_exact(16).zip(&even).zip(&odd) {
-            let x = _mm_set_epi64x(word(&c[8..]), word(&c[..8]));
-            let low = _mm_srai_epi16::<8>(_mm_slli_epi16::<8>(x));
-            let high = _mm_srai_epi16::<8>(x);
-            acc = _mm_add_epi32(acc, _mm_madd_epi16(low, e));
-            acc = _mm_add_epi32(acc, _mm_madd_epi16(high, o));
-        }
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
-        out.push(_mm_cvtsi128_si32(acc));
-    }
-}
-
-/// [`dots`] with AVX2 for rows of exactly `DIM` components (a multiple of
-/// 16), unrolled: sixteen components a step, sign-extended to 16-bit lanes
-/// in one instruction, multiplied with the goal's sixteen and summed
-/// pairwise into eight 32-bit lanes (`vpmaddwd`); the lanes are added
-/// together once per row. Loads go through `from_le_bytes`, as in
-/// [`dots_sse2`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dots_avx2_fixed<const DIM: usize>(query: &[i16], rows: &[u8], out: &mut Vec<i32>) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepi8_epi16,
-        _mm256_extracti128_si256, _mm256_madd_epi16, _mm256_set_epi16, _mm256_setzero_si256,
-        _mm_add_epi32, _mm_cvtsi128_si32, _mm_set_epi64x, _mm_shuffle_epi32,
-    };
-    let goal: Vec<__m256i> = query
-        .chunks_exact(16)
-        .map(|b| {
-            _mm256_set_epi16(
-                b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8], b[7], b[6], b[5], b[4], b[3],
-                b[2], b[1], b[0],
-            )
-        })
-        .collect();
-    let Some(goal) = goal.get(..DIM / 16) else {
-        return;
-    };
-    let word = |b: &[u8]| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    for row in rows.chunks_exact(DIM) {
-        let Ok(row) = <&[u8; DIM]>::try_from(row) else {
-            continue;
-        };
-        let mut acc = _mm256_setzero_si256();
-        for (k, &g) in goal.iter().enumerate() {
-            let c = &row[16 * k..16 * k + 16];
-            let x = _mm256_cvtepi8_epi16(_mm_set_epi64x(word(&c[8..]), word(&c[..8])));
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, g));
-        }
-        let acc = _mm_add_epi32(
-            _mm256_castsi256_si128(acc),
-            _mm256_extracti128_si256::<1>(acc),
-        );
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b01_00_11_10>(acc));
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32::<0b10_11_00_01>(acc));
-        out.push(_mm_cvtsi128_si32(acc));
-    }
-}
-
-/// The integer dot product of a rounded goal and an int8 row (its bytes).
-/// Written as a plain zip-sum so the compiler vectorises it; the goal's
-/// rounding ([`Query::new`]) keeps the `i32` sum from overflowing.
-#[inline]
-fn dot_i8(query: &[i16], row: &[u8]) -> i32 {
-    query
-        .iter()
-        .zip(row)
-        .map(|(&q, &r)| i32::from(q) * i32::from(r as i8))
-        .sum()
-}
+#[path = "semantic_kernels.rs"]
+mod kernels;
+use kernels::dots;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The AVX2 and SSE2 kernels and the plain loop give the same sums,
-    /// extremes included (the goal's largest magnitude against -127 and
-    /// 127), for the model's length (AVX2's unrolled kernel), another
-    /// multiple of 16 (its loop) and a length no kernel takes. AVX2 is
-    /// checked where the processor has it (it falls back to the plain
-    /// loop elsewhere, which the comparison then trivially holds).
-    #[test]
-    fn the_kernel_and_the_plain_loop_agree() {
-        for dim in [128, 48, 20] {
-            let query = Query::new(
-                &(0..dim)
-                    .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
-                    .collect::<Vec<_>>(),
-            );
-            let rows: Vec<u8> = (0..dim * 300usize)
-                .map(|i| match i % 7 {
-                    0 => 127u8,
-                    1 => (-127i8) as u8,
-                    _ => (i.wrapping_mul(2_654_435_761) >> 9) as u8,
-                })
-                .collect();
-            let plain: Vec<i32> = rows
-                .chunks_exact(dim)
-                .map(|r| dot_i8(&query.q, r))
-                .collect();
-            assert_eq!(plain.len(), 300);
-            for kernel in [Kernel::best(), Kernel::Plain, Kernel::Sse2, Kernel::Avx2] {
-                let mut out = Vec::new();
-                dots_with(kernel, &query.q, &rows, &mut out);
-                assert_eq!(out, plain, "{kernel:?}, {dim} components");
-            }
-        }
-    }
 
     /// The best `keep` of a pass split over threads, with a running floor
     /// and many ties, are exactly the first `keep` of every score sorted
@@ -696,6 +528,27 @@ mod tests {
             let mut top = rows.top(&query, &live, keep);
             top.sort_by(crate::semantic::best_first);
             assert_eq!(top, all[..keep], "keep {keep}");
+            // Parts claimed by two threads, and by one (the other came
+            // when none was left).
+            for late in [false, true] {
+                let claims = std::sync::atomic::AtomicUsize::new(0);
+                let claim = || rows.top_claimed(&query, &live, keep, &claims);
+                let (mut a, b) = if late {
+                    let a = claim();
+                    (a, claim())
+                } else {
+                    std::thread::scope(|s| {
+                        let other = s.spawn(claim);
+                        let a = claim();
+                        (a, other.join().expect("scored"))
+                    })
+                };
+                assert!(!late || b.is_empty());
+                a.extend(b);
+                let mut top = best_of_parts(a, keep);
+                top.sort_by(crate::semantic::best_first);
+                assert_eq!(top, all[..keep], "keep {keep}, claimed, late {late}");
+            }
         }
         assert!(all.iter().all(|&(s, _)| live(s) && !s.is_multiple_of(17)));
     }

@@ -16,11 +16,15 @@ use crate::vectors_file::{RowRef, VectorsFileError, TAIL_FILE, VECTORS_FILE};
 use crate::workspace::Workspace;
 
 /// Most semantic matches a query is served ([`Workspace::semantic_top`]):
-/// the ranking layer reads the best few dozen (`rank::SEMANTIC_CANDIDATES`,
-/// 30), so selecting these instead of sorting every chunk's score (a third
-/// of a million on a large repository) changes no ranking and leaves room
-/// should that number grow.
-pub const SEMANTIC_SERVED: usize = 256;
+/// the ranking layer reads the first `rank::SEMANTIC_CANDIDATES` (30) it
+/// accepts, so selecting these instead of sorting every chunk's score (a
+/// third of a million on a large repository) changes no ranking. No more
+/// than that (it was 256): the scoring pass keeps the best twice this many
+/// as it goes, and a smaller running top passes fewer rows on to be
+/// offered (its floor rises sooner). Never under the ranking's number (a
+/// compile-time check below).
+pub const SEMANTIC_SERVED: usize = 32;
+const _: () = assert!(SEMANTIC_SERVED >= crate::rank::SEMANTIC_CANDIDATES);
 
 /// Which slots of this process's index the snapshot on disk holds.
 #[derive(Debug, Clone)]
@@ -294,27 +298,16 @@ impl Workspace {
         if limit == 0 {
             return Vec::new();
         }
-        let file_share = self.file_share(goal);
+        let file_share = file_share(self.shared.options.rank_signals, goal);
         self.with_semantic(|semantic, model, view| {
-            // Most goals find `limit` accepted chunks among the best few
-            // `limit`s; a selective filter widens the window until it does.
-            let mut window = limit.saturating_mul(2);
-            loop {
-                let mut scores = semantic
-                    .top_unsorted(view.index(), model, goal, file_share, window)
-                    .unwrap_or_default();
-                scores.sort_by(best_first);
-                let exhausted = scores.len() < window;
-                let out: Vec<(u32, f32)> = scores
-                    .into_iter()
-                    .filter(|&(s, _)| view.chunk(s).is_some_and(|(_, c)| accept(c)))
-                    .take(limit)
-                    .collect();
-                if out.len() == limit || exhausted {
-                    return out;
-                }
-                window = window.saturating_mul(8);
-            }
+            let ask = TopAsk {
+                semantic,
+                model,
+                index: view.index(),
+                goal,
+                file_share,
+            };
+            ask.accepted(limit, accept, None)
         })
         .unwrap_or_default()
     }
@@ -342,22 +335,10 @@ impl Workspace {
         Some(f(semantic, model, &self.view()))
     }
 
-    /// The share of a chunk's score its file has for `goal` (see
-    /// [`QUESTION_FILE_SHARE`]).
-    fn file_share(&self, goal: &str) -> f32 {
-        if self.shared.options.rank_signals.semantic_files
-            && crate::rerank::QueryShape::of(goal).question
-        {
-            QUESTION_FILE_SHARE
-        } else {
-            0.0
-        }
-    }
-
     /// Every chunk's score in slot order (see
     /// [`semantic_scores`](Self::semantic_scores)).
     fn semantic_unsorted(&self, goal: &str) -> Vec<(u32, f32)> {
-        let file_share = self.file_share(goal);
+        let file_share = file_share(self.shared.options.rank_signals, goal);
         self.with_semantic(|semantic, model, view| {
             semantic
                 .scores_unsorted(view.index(), model, goal, file_share)
@@ -365,6 +346,82 @@ impl Workspace {
         })
         .unwrap_or_default()
     }
+}
+
+/// The share of a chunk's score its file has for `goal` (see
+/// [`QUESTION_FILE_SHARE`]).
+pub(crate) fn file_share(signals: crate::rerank::RerankSignals, goal: &str) -> f32 {
+    if signals.semantic_files && crate::rerank::QueryShape::of(goal).question {
+        QUESTION_FILE_SHARE
+    } else {
+        0.0
+    }
+}
+
+/// One goal's semantic pass over one version of the index.
+#[derive(Clone, Copy)]
+pub(crate) struct TopAsk<'a> {
+    pub(crate) semantic: &'a SemanticIndex,
+    pub(crate) model: &'a contextgraph_embed::StaticModel,
+    pub(crate) index: &'a Index,
+    pub(crate) goal: &'a str,
+    pub(crate) file_share: f32,
+}
+
+impl TopAsk<'_> {
+    /// The best `window` scores, best first (more when a file share needs
+    /// every score). Reads no lock: callable from any thread.
+    pub(crate) fn window(&self, window: usize) -> Vec<(u32, f32)> {
+        let mut scores = self
+            .semantic
+            .top_unsorted(self.index, self.model, self.goal, self.file_share, window)
+            .unwrap_or_default();
+        scores.sort_by(best_first);
+        scores
+    }
+
+    /// This thread's share of a pass of `query` (this goal rounded) shared
+    /// through `claims`: see [`SemanticIndex::top_claimed`].
+    pub(crate) fn claimed(
+        &self,
+        query: &crate::semantic_rows::Query,
+        window: usize,
+        claims: &std::sync::atomic::AtomicUsize,
+    ) -> Vec<(u32, f32)> {
+        self.semantic.top_claimed(self.index, query, window, claims)
+    }
+
+    /// The first `limit` scores of chunks `accept` admits, best first
+    /// ([`Workspace::semantic_top`]); `first`, when given, is
+    /// [`window`](Self::window)`(2 * limit)` already computed.
+    pub(crate) fn accepted(
+        &self,
+        limit: usize,
+        accept: &dyn Fn(&ChunkRecord) -> bool,
+        mut first: Option<Vec<(u32, f32)>>,
+    ) -> Vec<(u32, f32)> {
+        // Most goals find `limit` accepted chunks among the best few
+        // `limit`s; a selective filter widens the window until it does.
+        let mut window = first_window(limit);
+        loop {
+            let scores = first.take().unwrap_or_else(|| self.window(window));
+            let exhausted = scores.len() < window;
+            let out: Vec<(u32, f32)> = scores
+                .into_iter()
+                .filter(|&(s, _)| self.index.chunk(s).is_some_and(|(_, c)| accept(c)))
+                .take(limit)
+                .collect();
+            if out.len() == limit || exhausted {
+                return out;
+            }
+            window = window.saturating_mul(8);
+        }
+    }
+}
+
+/// The first window [`TopAsk::accepted`] scores for `limit` matches.
+pub(crate) fn first_window(limit: usize) -> usize {
+    limit.saturating_mul(2)
 }
 
 #[cfg(test)]
