@@ -204,4 +204,4 @@ impl Pass {
 
 #[cfg(test)]
 #[path = "semantic_overlap_tests.rs"]
-mod tests;
+pub(crate) mod tests;

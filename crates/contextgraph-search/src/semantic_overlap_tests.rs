@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 use crate::index::ChunkRecord;
 use crate::{CacheLocation, FileCache, Ranked, SearchOptions, Workspace, WorkspaceOptions};
 
-/// A workspace with the semantic signal on: 40 files of two functions
-/// each, prose doc comments on both; `files`: a question's scores blend in
-/// whole files (`RerankSignals::semantic_files`).
-fn workspace_with(files: bool) -> (tempfile::TempDir, Workspace) {
+/// A repository of 40 Rust files of two functions each (`step_{i}`, which
+/// retries a request, and `glyph_{i}`, which draws a glyph), prose doc
+/// comments on both: two topics a static model tells apart.
+pub(crate) fn step_and_glyph_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("repo");
     let src = dir.path().join("src");
     std::fs::create_dir_all(&src).expect("mkdir");
@@ -19,6 +19,14 @@ fn workspace_with(files: bool) -> (tempfile::TempDir, Workspace) {
         );
         std::fs::write(src.join(format!("f{i}.rs")), text).expect("write");
     }
+    dir
+}
+
+/// A workspace with the semantic signal on: 40 files of two functions
+/// each, prose doc comments on both; `files`: a question's scores blend in
+/// whole files (`RerankSignals::semantic_files`).
+fn workspace_with(files: bool) -> (tempfile::TempDir, Workspace) {
+    let dir = step_and_glyph_repo();
     let mut options = WorkspaceOptions {
         cache: CacheLocation::Disabled,
         semantic: true,

@@ -433,15 +433,7 @@ mod tests {
     /// a query decodes only the chunks it serves, not every chunk.
     #[test]
     fn a_warm_open_and_a_query_decode_no_chunk_to_find_its_vector() {
-        let dir = tempfile::tempdir().expect("repo");
-        let src = dir.path().join("src");
-        std::fs::create_dir_all(&src).expect("mkdir");
-        for i in 0..40 {
-            let text = format!(
-                "/// Step {i}: retry the request after a delay.\npub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n/// Draw glyph {i} of the font.\npub fn glyph_{i}(y: u8) -> u8 {{\n    y\n}}\n"
-            );
-            std::fs::write(src.join(format!("f{i}.rs")), text).expect("write");
-        }
+        let dir = crate::semantic_overlap::tests::step_and_glyph_repo();
         let cache = tempfile::tempdir().expect("cache");
         let options = || WorkspaceOptions {
             cache: CacheLocation::Base(cache.path().to_path_buf()),
