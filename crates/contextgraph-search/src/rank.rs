@@ -336,21 +336,16 @@ pub(crate) fn search_awaiting<'s>(
     by_proximity.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     candidates.extend(by_proximity.iter().take(MAX_PROXIMITY_ONLY).map(|x| x.0));
     let shape = QueryShape::of(text);
-    // The matches are asked for only when the weight below can be above
-    // zero without them being empty: a goal none of whose words the index
-    // holds, or one found as a phrase, leaves the pass unread (an answer
-    // then stops it, see `semantic_overlap.rs`).
-    let wanted = signals.semantic
-        && (signals.model_alone || (!lexical.is_empty() && phrase_hits.is_empty()));
-    let semantic = if wanted {
-        semantic()
-    } else {
-        drop(semantic);
-        std::borrow::Cow::Borrowed(&[][..])
-    };
-    let semantic_weight = if signals.model_alone && signals.semantic && !semantic.is_empty() {
+    // The semantic signal's weight should the matches be non-empty: it
+    // does not depend on which they are, so the matches are asked for only
+    // when it is above zero (a goal none of whose words the index holds,
+    // or one found as a phrase, leaves the pass unread: an answer then
+    // stops it, see `semantic_overlap.rs`).
+    let weight_with_matches = if !signals.semantic {
+        0.0
+    } else if signals.model_alone {
         1.0
-    } else if !signals.semantic || semantic.is_empty() || lexical.is_empty() {
+    } else if lexical.is_empty() {
         // A goal none of whose words the workspace holds (`xyzzy`, a word
         // from another code base) names nothing here: the model's nearest
         // chunks to it would be served as if they answered it.
@@ -367,6 +362,17 @@ pub(crate) fn search_awaiting<'s>(
         W_SEMANTIC + W_SEMANTIC_UNCOVERED * (1.0 - best_coverage)
     } else {
         W_SEMANTIC
+    };
+    let semantic = if weight_with_matches > 0.0 {
+        semantic()
+    } else {
+        drop(semantic);
+        std::borrow::Cow::Borrowed(&[][..])
+    };
+    let semantic_weight = if semantic.is_empty() {
+        0.0
+    } else {
+        weight_with_matches
     };
     // The best semantic matches, their cosine rescaled to [0, 1] between
     // the last kept and the best (cosines of a static model sit in a narrow
