@@ -32,6 +32,15 @@ pub(crate) struct SemanticHold<'w> {
     model: &'static contextgraph_embed::StaticModel,
 }
 
+impl SemanticHold<'_> {
+    /// The vectors held and their model; `None` when there are none.
+    pub(crate) fn vectors(
+        &self,
+    ) -> Option<(&SemanticIndex, &'static contextgraph_embed::StaticModel)> {
+        Some((self.guard.as_ref()?, self.model))
+    }
+}
+
 impl Workspace {
     /// [`view`](Self::view) for an answer that also wants the semantic
     /// matches of its goal ([`SearchView::search_with_semantic`]): the
@@ -47,8 +56,9 @@ impl Workspace {
         view
     }
 
-    /// The vectors held, or `None` when the signal is not in use or they
-    /// cannot be had (as in `with_semantic`).
+    /// The vectors held, brought up to date first; `None` when the signal
+    /// is not in use or they cannot be had (no model, a poisoned lock). A
+    /// vectors file that cannot be written still leaves them in memory.
     fn semantic_hold(&self) -> Option<SemanticHold<'_>> {
         if !self.semantic_in_use() {
             return None;
@@ -151,10 +161,10 @@ impl SearchView<'_> {
 
     /// The semantic pass of `goal` over this view, when it holds vectors.
     pub(crate) fn top_ask<'a>(&'a self, goal: &'a str) -> Option<TopAsk<'a>> {
-        let hold = self.semantic.as_ref()?;
+        let (semantic, model) = self.semantic.as_ref()?.vectors()?;
         Some(TopAsk {
-            semantic: hold.guard.as_ref()?,
-            model: hold.model,
+            semantic,
+            model,
             index: self.index(),
             goal,
             file_share: file_share(self.signals(), goal),

@@ -325,14 +325,11 @@ impl Workspace {
             &crate::search::SearchView<'_>,
         ) -> R,
     ) -> Option<R> {
-        if !self.semantic_in_use() {
-            return None;
-        }
-        let model = contextgraph_embed::builtin().ok()?;
-        let _ = self.prepare_semantic();
-        let guard = self.shared.semantic.lock().ok()?;
-        let semantic = guard.as_ref()?;
-        Some(f(semantic, model, &self.view()))
+        // The vectors held first, then the index (the lock order of
+        // `semantic_overlap.rs`).
+        let view = self.view_with_semantic();
+        let (semantic, model) = view.semantic.as_ref()?.vectors()?;
+        Some(f(semantic, model, &view))
     }
 
     /// Every chunk's score in slot order (see
