@@ -175,7 +175,7 @@ impl SameContent {
         now: Timestamp,
         mtime: Option<Timestamp>,
     ) -> Vec<ChunkRecord> {
-        let valid_from = mtime.filter(|m| *m <= now).unwrap_or(now);
+        let valid_from = crate::index::first_valid_from(now, mtime);
         let spec = language.spec();
         records
             .iter()
@@ -185,8 +185,7 @@ impl SameContent {
                 r.valid_from = valid_from;
                 if let Some(spec) = spec {
                     for import in &mut r.imports {
-                        import.candidates = (spec.import_candidates)(rel_path, &import.module);
-                        import.candidates.dedup();
+                        import.candidates = spec.resolve_import(rel_path, &import.module);
                     }
                 }
                 r

@@ -38,6 +38,7 @@ mod terms;
 pub(crate) mod tests;
 mod update;
 
+pub(crate) use records::first_valid_from;
 #[cfg(feature = "bench-internals")]
 pub(crate) use records::own_text;
 pub use records::{build_chunk_records, build_chunk_records_in, sha256, ChunkRecord, FileRecord};

@@ -118,8 +118,7 @@ pub fn build_chunk_records_in(
         });
         let (recorded_at, valid_from) = match earlier {
             Some(o) => (o.recorded_at, o.valid_from),
-            // valid_from: the file's mtime when it is plausible (not in the future).
-            None => (now, mtime.filter(|m| *m <= now).unwrap_or(now)),
+            None => (now, first_valid_from(now, mtime)),
         };
         let symbol_tokens = c
             .symbol
@@ -199,4 +198,10 @@ pub(crate) fn own_text(text: &str, lines: &crate::chunk::LineIndex, c: &Chunk) -
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).into()
+}
+
+/// When a chunk first seen `now` became valid: the file's modification
+/// time when it is plausible (not in the future), else `now`.
+pub(crate) fn first_valid_from(now: Timestamp, mtime: Option<Timestamp>) -> Timestamp {
+    mtime.filter(|m| *m <= now).unwrap_or(now)
 }

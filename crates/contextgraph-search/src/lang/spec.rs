@@ -261,6 +261,15 @@ fn no_mask(_: &str) -> Option<String> {
 }
 
 impl LangSpec {
+    /// The files an import of `module` written in the file at `rel_path`
+    /// may name ([`import_candidates`](Self::import_candidates), repeats
+    /// next to each other dropped).
+    pub(crate) fn resolve_import(&self, rel_path: &str, module: &str) -> Vec<String> {
+        let mut candidates = (self.import_candidates)(rel_path, module);
+        candidates.dedup();
+        candidates
+    }
+
     /// What the table and [`special_class`](Self::special_class) say about
     /// `n`, whose kind name the caller has read (`kind` is `n.kind()`): each
     /// read is a C string's length and a UTF-8 check, and the chunker tests

@@ -157,11 +157,9 @@ impl<'s> Cx<'s> {
         {
             return;
         }
-        let mut candidates = (self.spec.import_candidates)(self.rel_path, spec);
-        candidates.dedup();
         chunk.imports.push(ImportRef {
             module: spec.to_owned(),
-            candidates,
+            candidates: self.spec.resolve_import(self.rel_path, spec),
         });
     }
 }
