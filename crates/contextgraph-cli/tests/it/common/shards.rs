@@ -13,7 +13,12 @@
 //! identical frames, which the host must dedup. A [`Role::Slow`] shard
 //! holds every query until the fleet is dropped (it answers after any
 //! deadline); a [`Role::Dead`] shard is a loopback port with nothing
-//! listening. Everything binds 127.0.0.1 only and stops when dropped.
+//! listening: a socket bound to it and never put in the listening state,
+//! held for the fleet's life, so a connect is refused and no later bind (a
+//! live shard's, another process's) can be handed the same port. Dropping
+//! the socket instead once let the next live shard take the freed port, and
+//! the "dead" shard answered. Everything binds 127.0.0.1 only and stops when
+//! dropped.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -218,6 +223,8 @@ pub struct Fleet {
     gate: Arc<Gate>,
     stop: Option<tokio::sync::watch::Sender<bool>>,
     runtime: Option<tokio::runtime::Runtime>,
+    /// The dead shards' ports, bound and not listening, held until drop.
+    _dead_ports: Vec<tokio::net::TcpSocket>,
 }
 
 impl Fleet {
@@ -230,17 +237,21 @@ impl Fleet {
             .expect("a runtime for the shards");
         let gate = Arc::new(Gate::default());
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        let mut dead_ports = Vec::new();
         let shards = runtime.block_on(async {
             let mut shards = Vec::with_capacity(specs.len());
             for spec in specs {
                 let counters = Arc::new(Counters::default());
                 let url = match spec.role {
                     Role::Dead => {
-                        // Bound and closed at once: connecting is refused.
-                        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+                        // Bound, never listening: connecting is refused,
+                        // and the port stays ours until the fleet drops.
+                        let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+                        socket
+                            .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
                             .expect("bind a loopback port");
-                        let addr = listener.local_addr().expect("its address");
-                        drop(listener);
+                        let addr = socket.local_addr().expect("its address");
+                        dead_ports.push(socket);
                         format!("http://{addr}/cgp")
                     }
                     Role::Answers | Role::Slow => {
@@ -278,6 +289,7 @@ impl Fleet {
             gate,
             stop: Some(stop),
             runtime: Some(runtime),
+            _dead_ports: dead_ports,
         }
     }
 
