@@ -34,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+mod lookahead;
 mod provider;
 mod read_only;
 pub mod serve;

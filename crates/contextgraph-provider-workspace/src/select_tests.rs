@@ -97,3 +97,75 @@ fn building_only_what_packing_takes_gives_the_same_answer() {
     // small frame limits).
     assert!(capped > 0, "no comparison reached the cap");
 }
+
+/// The lookahead thread (`lookahead.rs`) changes only which thread builds a
+/// frame: frames, what was left out, and whether the answer saw a stale
+/// file are those of the walk building every frame itself. A fifth of the
+/// files are stale, so the walk takes stale candidates the lookahead built
+/// (their flag must reach the answer: dropping it fails this test). That a
+/// stale candidate the walk never takes leaves the flag down is by
+/// construction (the lookahead's cache has its own flag, read per build):
+/// the plan rarely holds such a candidate, so which thread gets there first
+/// would decide whether a test of it could fail.
+#[test]
+fn frames_built_ahead_give_the_walks_answer_and_stale_flag() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    for n in 0..60 {
+        std::fs::write(root.join(format!("src/m{n}.rs")), file(n)).expect("write");
+    }
+    let options = WorkspaceOptions {
+        cache: CacheLocation::Disabled,
+        threads: 1,
+        ..WorkspaceOptions::default()
+    };
+    let (provider, _) = WorkspaceProvider::open(&root, options).expect("open");
+    for n in (0..60).filter(|n| n % 5 == 2) {
+        let mut text = file(n);
+        text.insert_str(0, "// edited\n");
+        std::fs::write(root.join(format!("src/m{n}.rs")), text).expect("edit");
+    }
+    let (mut stale_answers, mut fresh_answers, mut planned) = (0, 0, 0);
+    for goal in ["retry backoff connection", "backoff", "retry_7_1"] {
+        let limits = [1u32, 2, 4, 8, 16, 30, 100]
+            .into_iter()
+            .flat_map(|frames| (0..12).map(move |k| (frames, 25 + k * k * 120)));
+        for (max_frames, max_tokens) in limits {
+            for compact in [false, true] {
+                let query = ContextQuery::new(goal, max_frames, max_tokens);
+                let view = provider.workspace.view();
+                let answer = |lookahead: bool| {
+                    let mut files = FileCache::default();
+                    let ranked = view.search(goal, &SearchOptions::default(), &mut files);
+                    // The search reads no file for these goals: the flag
+                    // is the walk's.
+                    assert!(!files.saw_stale());
+                    let (frames, left_out) = provider
+                        .select_with(&view, &ranked, &query, compact, &mut files, lookahead);
+                    (frames, left_out, files.saw_stale())
+                };
+                let walked = answer(false);
+                let ahead = answer(true);
+                assert_eq!(
+                    walked, ahead,
+                    "{goal:?} at {max_frames} frames / {max_tokens} tokens, compact {compact}"
+                );
+                if walked.2 {
+                    stale_answers += 1;
+                } else {
+                    fresh_answers += 1;
+                }
+                if max_frames >= crate::lookahead::MIN_PLANNED as u32 {
+                    planned += 1;
+                }
+            }
+        }
+    }
+    // Both kinds of answer were compared with a lookahead running.
+    assert!(
+        stale_answers > 0 && fresh_answers > 0,
+        "{stale_answers} / {fresh_answers}"
+    );
+    assert!(planned > 0);
+}
