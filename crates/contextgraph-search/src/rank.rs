@@ -18,11 +18,10 @@ use foldhash::{HashMap as FastMap, HashSet as FastSet};
 
 use crate::graph::Graph;
 use crate::index::ChunkRecord;
-use crate::query_terms::{
-    asks_for_tests, concepts, is_test_code, prose_words, query_words, ConceptMatcher,
-};
+use crate::query_terms::{asks_for_tests, concepts, prose_words, query_words, ConceptMatcher};
 use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::uri::parse_anchor;
+use base::{Base, BaseScorer};
 
 /// BM25's term-frequency saturation and length normalisation. The textbook
 /// 1.2 / 0.75 were chosen for prose documents; chunks of code differ in
@@ -363,6 +362,31 @@ pub(crate) fn search_awaiting<'s>(
     } else {
         W_SEMANTIC
     };
+    let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
+    let whole_query = text.trim().to_lowercase();
+    let matcher = ConceptMatcher::new(&concepts);
+    let mut bases = BaseScorer::new(
+        index,
+        &matcher,
+        &whole_query,
+        &lexical,
+        max_lex,
+        &proximity,
+        signals,
+    );
+    // The candidates known so far are scored before the semantic matches
+    // are awaited, while the pass still reads rows on the other thread (the
+    // answer's thread then claims what is left of it): nothing in a base
+    // score depends on the matches, except through proximity's maximum,
+    // which is over every candidate, so with anchors they wait. In slot
+    // order, as all of them are below.
+    let early: Vec<(u32, Base)> = if weight_with_matches > 0.0 && proximity.is_empty() {
+        let mut slots: Vec<u32> = candidates.iter().copied().collect();
+        slots.sort_unstable();
+        slots.into_iter().map(|s| (s, bases.of(s))).collect()
+    } else {
+        Vec::new()
+    };
     let semantic = if weight_with_matches > 0.0 {
         semantic()
     } else {
@@ -395,77 +419,37 @@ pub(crate) fn search_awaiting<'s>(
     };
     candidates.extend(semantic_top.keys().copied());
 
-    let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
     let max_prox = candidates
         .iter()
         .filter_map(|s| proximity.get(s))
         .copied()
         .fold(0.0f32, f32::max);
-    let whole_query = text.trim().to_lowercase();
+    bases.set_max_proximity(max_prox);
     let any_anchored = candidates.iter().any(|s| anchored.contains(s));
-    let matcher = ConceptMatcher::new(&concepts);
-    // Path shares per file (NaN: not computed yet); a file's chunks are
-    // often many of the candidates.
-    let mut path_shares: Vec<f32> = vec![f32::NAN; index.file_capacity()];
     // In slot order, not the set's (per-process random) order: the layer
     // sums each file's scores in candidate order, and a float sum in a
     // different order differs in its last bits, which could reorder near
     // ties from one run to the next.
     let mut candidates: Vec<u32> = candidates.into_iter().collect();
     candidates.sort_unstable();
+    let mut early = early.into_iter().peekable();
     let mut scored: Vec<Candidate> = candidates
         .into_iter()
         .map(|slot| {
-            let chunk = index.chunk(slot);
-            let lex = if max_lex > 0.0 && !signals.model_alone {
-                lexical.get(&slot).copied().unwrap_or(0.0) / max_lex
-            } else {
-                0.0
-            };
-            let prox = if max_prox > 0.0 {
-                proximity.get(&slot).copied().unwrap_or(0.0) / max_prox
-            } else {
-                0.0
-            };
-            let name = chunk.map_or(0.0, |(_, c)| {
-                c.symbol.as_ref().map_or(0.0, |s| {
-                    name_score(&matcher, &whole_query, s, &c.symbol_tokens)
-                })
-            });
-            let path = match (chunk, index.file_number(slot)) {
-                (Some((file, _)), Some(number)) => {
-                    let cell = &mut path_shares[number as usize];
-                    if cell.is_nan() {
-                        *cell = matcher.path_share(file);
-                        if signals.file_name {
-                            let name = file.rsplit('/').next().unwrap_or(file);
-                            *cell += W_FILE_NAME * matcher.path_share(name);
-                        }
-                    }
-                    *cell
+            let base = match early.peek() {
+                Some(&(s, base)) if s == slot => {
+                    early.next();
+                    base
                 }
-                _ => 0.0,
+                _ => bases.of(slot),
             };
-            let mut raw = (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox + W_PATH * path)
-                .clamp(0.0, 1.0);
-            raw += semantic_weight * semantic_top.get(&slot).copied().unwrap_or(0.0);
-            if phrase_hits.contains(&slot) {
-                raw += W_PHRASE * (1.0 - raw);
-            }
-            if !signals.roles {
-                // Without the role step, the older test-code demotion.
-                let test_code = chunk.is_some_and(|(file, c)| {
-                    is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
-                });
-                if test_code && !wants_tests {
-                    raw *= TEST_CODE_FACTOR;
-                }
-            }
+            let semantic = semantic_top.get(&slot).copied().unwrap_or(0.0);
+            let phrase = phrase_hits.contains(&slot);
             Candidate {
                 slot,
-                score: raw,
-                phrase: phrase_hits.contains(&slot),
-                semantic: semantic_top.get(&slot).copied().unwrap_or(0.0),
+                score: base.with(semantic_weight * semantic, phrase, wants_tests),
+                phrase,
+                semantic,
             }
         })
         .collect();
@@ -619,36 +603,6 @@ fn innermost(index: &crate::index::Index, hits: Vec<u32>) -> FastSet<u32> {
         .collect()
 }
 
-/// How well a symbol's name matches the query: 1 for the exact name, else
-/// the share of the goal's words (any inflection) that are parts of the
-/// name (read from the chunk's stored tokens of it, `tokens`).
-fn name_score(
-    matcher: &ConceptMatcher<'_>,
-    whole_query: &str,
-    symbol: &crate::chunk::SymbolInfo,
-    tokens: &str,
-) -> f32 {
-    if equals_lowercased(&symbol.name, whole_query)
-        || equals_lowercased(&symbol.qualified, whole_query)
-    {
-        return 1.0;
-    }
-    0.8 * matcher.stored_token_share(tokens)
-}
-
-/// Whether `text` lowercased is `lower`, without building the lowercase copy
-/// (asked for every candidate chunk).
-fn equals_lowercased(text: &str, lower: &str) -> bool {
-    if text.is_ascii() {
-        return text.len() == lower.len()
-            && text
-                .bytes()
-                .map(|b| b.to_ascii_lowercase())
-                .eq(lower.bytes());
-    }
-    text.chars().flat_map(char::to_lowercase).eq(lower.chars())
-}
-
 /// Slots anchored in the exact G4 sense: `uri` equal to an anchor (every
 /// chunk of an anchored file), or a relation whose `target_uri` equals one
 /// (the definition named by a symbol URI, its callers, a file's importers).
@@ -738,6 +692,9 @@ fn personalised_pagerank(graph: &Graph<'_>, seeds: &HashSet<u32>) -> HashMap<u32
     }
     p
 }
+
+#[path = "rank_base.rs"]
+mod base;
 
 #[cfg(test)]
 #[path = "rank_accumulator_tests.rs"]
