@@ -34,7 +34,6 @@
 
 #![warn(missing_docs)]
 
-mod lookahead;
 mod provider;
 mod read_only;
 pub mod serve;

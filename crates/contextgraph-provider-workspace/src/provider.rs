@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use contextgraph_provider_sdk::{file_excerpt_of, pack, FrameBuilder, Provider, ProviderError};
+use contextgraph_provider_sdk::{
+    clamp_score, file_excerpt_of, pack, rank, FrameBuilder, Provider, ProviderError,
+};
 use contextgraph_types::digest::format_sha256;
 use contextgraph_types::sha256::sha256_digest;
 use contextgraph_types::{
@@ -22,8 +24,8 @@ use contextgraph_search::lang::Language;
 use contextgraph_search::store::StoreError;
 use contextgraph_search::uri::{file_uri, CONTENT_REF_SCHEME};
 use contextgraph_search::{
-    FileCache, IndexError, IndexSource, IndexStats, RefreshReport, SearchOptions, SearchView,
-    Workspace, WorkspaceOptions,
+    FileCache, IndexError, IndexSource, IndexStats, Ranked, RefreshReport, SearchOptions,
+    SearchView, Workspace, WorkspaceOptions,
 };
 
 /// The provider id (its `info().name`), used in frame identities.
@@ -33,7 +35,7 @@ pub const PROVIDER_NAME: &str = "contextgraph-provider-workspace";
 pub const PROVIDER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Most candidates turned into frames per query before packing.
-pub(crate) const MAX_MATERIALIZED: usize = 400;
+const MAX_MATERIALIZED: usize = 400;
 
 /// Why the provider could not start.
 #[derive(Debug, thiserror::Error)]
@@ -311,6 +313,157 @@ impl WorkspaceProvider {
         }
         Some(frame)
     }
+
+    /// The frames of `ranked` that packing takes, in packing order, and how
+    /// many candidates were left out (not fresh, over the budget, past the
+    /// `want`-th fresh one, or not taken by packing).
+    ///
+    /// The answer is exactly that of materialising the first `want` fresh
+    /// candidates that fit `budget` alone and packing them all ([`pack`]:
+    /// score descending, then id; greedy under `max_tokens` and
+    /// `max_frames`), but only frames packing can still take are built: a
+    /// frame costs a file read, two digests and its relations, and most of
+    /// the up to 400 candidates were built only to be dropped by packing.
+    /// Candidates are walked in runs of equal score (the order packing
+    /// sees them in, when `ranked`'s scores are as [`clamp_score`] leaves
+    /// them); a candidate costing more than the budget left when its run
+    /// starts cannot be taken, so only whether it is fresh matters (it
+    /// counts towards `want`), and that is checked only when the `want`-th
+    /// place is reached while some later candidate could still be taken.
+    fn select(
+        &self,
+        view: &SearchView<'_>,
+        ranked: &[Ranked],
+        query: &ContextQuery,
+        compact: bool,
+        files: &mut FileCache,
+    ) -> (Vec<ContextFrame>, u64) {
+        let index = view.index();
+        let budget = u64::from(query.max_tokens);
+        let max_frames = usize::try_from(query.max_frames).unwrap_or(usize::MAX);
+        let want = (query.max_frames as usize)
+            .saturating_mul(4)
+            .clamp(32, MAX_MATERIALIZED);
+        // What a candidate's frame costs: its region's length, which is the
+        // indexed length whenever the frame can be built (same digest).
+        let cost = |slot: u32| {
+            index.chunk(slot).map_or(u64::MAX, |(_, c)| {
+                let len = match (&c.outline, compact) {
+                    (Some(o), true) => o.len(),
+                    _ => c.byte_len as usize,
+                };
+                u64::from(token_cost_of_len(len))
+            })
+        };
+        let costs: Vec<u64> = ranked.iter().map(|r| cost(r.slot)).collect();
+        let in_order = ranked
+            .windows(2)
+            .all(|w| clamp_score(w[0].score) >= clamp_score(w[1].score));
+        if !in_order {
+            return self.select_all(view, ranked, &costs, query, compact, want, files);
+        }
+        // The cheapest candidate from each position on (within the budget).
+        let mut cheapest_from = vec![u64::MAX; ranked.len() + 1];
+        for i in (0..ranked.len()).rev() {
+            let c = if costs[i] <= budget {
+                costs[i]
+            } else {
+                u64::MAX
+            };
+            cheapest_from[i] = cheapest_from[i + 1].min(c);
+        }
+        let mut taken: Vec<ContextFrame> = Vec::new();
+        let mut remaining = budget;
+        // Fresh candidates within `want` so far, and candidates counted
+        // towards `want` before their freshness was checked.
+        let mut fresh = 0usize;
+        let mut unchecked: Vec<u32> = Vec::new();
+        let mut capped = false;
+        let mut i = 0;
+        while i < ranked.len() && !capped && taken.len() < max_frames {
+            let score = clamp_score(ranked[i].score);
+            let end = ranked[i..]
+                .iter()
+                .position(|r| clamp_score(r.score) != score)
+                .map_or(ranked.len(), |n| i + n);
+            let room = remaining;
+            let mut run: Vec<ContextFrame> = Vec::new();
+            for k in i..end {
+                if fresh + unchecked.len() >= want {
+                    if unchecked.is_empty() || cheapest_from[k] > room {
+                        // The `want`-th place is reached, or nothing from
+                        // here on could be taken wherever it lies.
+                        capped = true;
+                        break;
+                    }
+                    fresh += unchecked
+                        .drain(..)
+                        .filter(|&s| self.fresh_excerpt(view, s, files).is_some())
+                        .count();
+                    if fresh >= want {
+                        capped = true;
+                        break;
+                    }
+                }
+                if costs[k] > budget {
+                    continue;
+                }
+                if taken.len() < max_frames && costs[k] <= room {
+                    if let Some(f) =
+                        self.materialize(view, ranked[k].slot, ranked[k].score, compact, files)
+                    {
+                        fresh += 1;
+                        run.push(f);
+                    }
+                } else {
+                    unchecked.push(ranked[k].slot);
+                }
+            }
+            rank(&mut run);
+            for f in run {
+                let c = u64::from(f.token_cost);
+                if taken.len() < max_frames && c <= remaining {
+                    remaining -= c;
+                    taken.push(f);
+                }
+            }
+            i = end;
+        }
+        let left_out = (ranked.len() - taken.len()) as u64;
+        (taken, left_out)
+    }
+
+    /// [`select`](Self::select) for a ranking not in packing order (a
+    /// score packing reads differently): every candidate up to the
+    /// `want`-th fresh one built, packed as a whole.
+    #[allow(clippy::too_many_arguments)]
+    fn select_all(
+        &self,
+        view: &SearchView<'_>,
+        ranked: &[Ranked],
+        costs: &[u64],
+        query: &ContextQuery,
+        compact: bool,
+        want: usize,
+        files: &mut FileCache,
+    ) -> (Vec<ContextFrame>, u64) {
+        let budget = u64::from(query.max_tokens);
+        let mut frames = Vec::new();
+        for (r, &cost) in ranked.iter().zip(costs) {
+            if frames.len() >= want {
+                break;
+            }
+            if cost > budget {
+                continue;
+            }
+            if let Some(f) = self.materialize(view, r.slot, r.score, compact, files) {
+                frames.push(f);
+            }
+        }
+        let packed = pack(frames, query);
+        let left_out = (ranked.len() - packed.frames.len()) as u64;
+        (packed.frames, left_out)
+    }
 }
 
 /// A candidate's region, checked against the index (see
@@ -553,9 +706,6 @@ impl WorkspaceProvider {
         })
     }
 }
-
-#[path = "select.rs"]
-mod select;
 
 #[cfg(test)]
 #[path = "select_tests.rs"]
