@@ -8,7 +8,7 @@
 //! same point. Normalising makes the dot product a cosine.
 
 use crate::model::StaticModel;
-use crate::tokenize::for_each_token;
+use crate::tokenize::{for_each_token, for_each_token_at};
 
 /// A unit-length text vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,15 +83,67 @@ impl StaticModel {
         if out.len() != self.dim {
             return false;
         }
+        self.add_text(text, out);
+        normalize(out)
+    }
+
+    /// Adds the weighted vectors of `text`'s known tokens, in order, to
+    /// `out` (length [`Self::dim`]): the sum [`Self::encode_into`] pools,
+    /// in pieces. Text that ends where a token must end (at a newline, a
+    /// space) adds what it adds inside a longer text, so a caller can
+    /// start several texts from one shared prefix's sum (the same
+    /// operations in the same order give the same bits).
+    pub fn add_text(&self, text: &str, out: &mut [f32]) {
         for_each_token(text, |token| {
             if let Some(&id) = self.index.get(token) {
-                let id = id as usize;
-                let w = self.weights[id];
-                let row = &self.vectors[id * self.dim..(id + 1) * self.dim];
-                out.iter_mut().zip(row).for_each(|(o, r)| *o += w * r);
+                self.add_row(id, out);
             }
         });
+    }
+
+    /// Calls `emit` with the row and start byte of each token of `text`
+    /// that is in the vocabulary, in order (see
+    /// [`tokenize::for_each_token_at`](crate::tokenize::for_each_token_at)):
+    /// the tokens a caller can add later with [`Self::add_rows`] without
+    /// tokenizing or looking them up again.
+    pub fn for_each_known_token(&self, text: &str, mut emit: impl FnMut(u32, usize)) {
+        for_each_token_at(text, |token, at| {
+            if let Some(&id) = self.index.get(token) {
+                emit(id, at);
+            }
+        });
+    }
+
+    /// Adds the weighted vectors of rows `ids` (from
+    /// [`Self::for_each_known_token`]), in order, to `out`: what
+    /// [`Self::add_text`] adds for the text they came from. Ids out of range
+    /// add nothing.
+    pub fn add_rows(&self, ids: &[u32], out: &mut [f32]) {
+        for &id in ids {
+            self.add_row(id, out);
+        }
+    }
+
+    /// Turns a sum built by [`Self::add_text`] and [`Self::add_rows`] (from
+    /// zeros) into the embedding [`Self::encode_into`] gives for the
+    /// concatenated text: true when it has a direction, else false with
+    /// `out` left as it is.
+    pub fn finish_sum(out: &mut [f32]) -> bool {
         normalize(out)
+    }
+
+    /// `out += weight × row` for one token: the only arithmetic pooling
+    /// does, kept in one place so every path adds in the same order.
+    #[inline]
+    fn add_row(&self, id: u32, out: &mut [f32]) {
+        let id = id as usize;
+        let (Some(&w), Some(row)) = (
+            self.weights.get(id),
+            self.vectors.get(id * self.dim..(id + 1) * self.dim),
+        ) else {
+            return;
+        };
+        out.iter_mut().zip(row).for_each(|(o, r)| *o += w * r);
     }
 
     /// The `k` tokens whose vectors are closest (by cosine) to `token`'s,

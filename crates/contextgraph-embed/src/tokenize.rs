@@ -78,8 +78,19 @@ fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
 /// `emit` receives a borrowed buffer that is reused between calls, so the
 /// tokenizer allocates nothing per token.
 pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    for_each_token_at(text, |token, _| emit(token));
+}
+
+/// [`for_each_token`], with the byte offset in `text` where each token's
+/// first character is. A token never spans a character the rules treat as
+/// a separator (a newline, say), so the tokens of a run of whole lines are
+/// those of the whole text that start in it: a caller that embeds many
+/// overlapping line ranges of one file (a cold index build) tokenizes the
+/// file once and takes each range's tokens by offset.
+pub fn for_each_token_at(text: &str, mut emit: impl FnMut(&str, usize)) {
     let mut part = String::with_capacity(4 * MAX_TOKEN_CHARS);
     let mut part_chars = 0usize;
+    let mut part_start = 0usize;
     let mut prev = Class::Other;
     let mut i = 0usize;
     while let Some((c, len)) = char_at(text, i) {
@@ -87,7 +98,7 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
         let cls = class(c);
         if cls == Class::Other {
             if part_chars > 0 {
-                flush(&mut part, &mut part_chars, &mut emit);
+                flush(&mut part, &mut part_chars, part_start, &mut emit);
             }
             prev = Class::Other;
             continue;
@@ -103,7 +114,10 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
             _ => false,
         };
         if boundary {
-            flush(&mut part, &mut part_chars, &mut emit);
+            flush(&mut part, &mut part_chars, part_start, &mut emit);
+        }
+        if part_chars == 0 {
+            part_start = i - len;
         }
         if c.is_ascii() {
             part.push(c.to_ascii_lowercase());
@@ -113,7 +127,7 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
         part_chars += 1;
         prev = cls;
     }
-    flush(&mut part, &mut part_chars, &mut emit);
+    flush(&mut part, &mut part_chars, part_start, &mut emit);
 }
 
 /// Collects the tokens of `text` into owned strings (for tests and tools;
@@ -124,11 +138,17 @@ pub fn tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// Normalises and emits the current part, then clears it.
-fn flush(part: &mut String, part_chars: &mut usize, emit: &mut impl FnMut(&str)) {
+/// Normalises and emits the current part (which starts at byte `start`),
+/// then clears it.
+fn flush(
+    part: &mut String,
+    part_chars: &mut usize,
+    start: usize,
+    emit: &mut impl FnMut(&str, usize),
+) {
     if (2..=MAX_TOKEN_CHARS).contains(part_chars) {
         strip_plural(part);
-        emit(part);
+        emit(part, start);
     }
     part.clear();
     *part_chars = 0;
@@ -155,7 +175,27 @@ fn strip_plural(part: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::tokens;
+    use super::{for_each_token_at, tokens};
+
+    #[test]
+    fn offsets_point_at_each_tokens_first_character() {
+        let text = "let maxTokens = HTTPServer::new(x1);\nÉtat utf8";
+        let mut seen = Vec::new();
+        for_each_token_at(text, |t, at| seen.push((t.to_string(), at)));
+        let expected = [
+            ("let", 0),
+            ("max", 4),
+            ("token", 7),
+            ("http", 16),
+            ("server", 20),
+            ("new", 28),
+            ("état", 37),
+            ("utf", 43),
+        ];
+        let expected: Vec<(String, usize)> =
+            expected.iter().map(|(t, a)| (t.to_string(), *a)).collect();
+        assert_eq!(seen, expected);
+    }
 
     #[test]
     fn splits_camel_snake_and_screaming_case_alike() {

@@ -25,7 +25,9 @@ use contextgraph_embed::StaticModel;
 
 use crate::chunk::LineIndex;
 use crate::index::{ChunkRecord, Index};
-use crate::semantic::{embed_region, DigestMap, SemanticIndex};
+#[cfg(doc)]
+use crate::semantic::embed_region;
+use crate::semantic::{DigestMap, SemanticIndex};
 use crate::semantic_rows::Rows;
 
 /// One file's chunk vectors, in chunk order: a scale per chunk (0: no
@@ -42,6 +44,15 @@ pub(crate) struct FileVectors {
 /// digests were computed with (`lines`, `index/records.rs`), so they are the bytes
 /// the digests describe: the check the later pass makes against a file
 /// read again from disk holds by construction here and is not repeated.
+///
+/// The text is tokenized once ([`FileTokens`]), not once per chunk: a
+/// chunk's region holds its nested chunks' regions (a method's lines are
+/// in its `impl`'s too), and every chunk starts with the same path. The
+/// path's sum is computed once and each chunk starts from a copy; the
+/// region's known tokens are a run of the file's. The vector of each
+/// chunk is what [`embed_region`] computes from the concatenated text,
+/// bit for bit: the same additions in the same order
+/// (`semantic_cold_tests.rs`).
 pub(crate) fn embed_file(
     model: &StaticModel,
     rel_path: &str,
@@ -54,25 +65,89 @@ pub(crate) fn embed_file(
         scales: Vec::with_capacity(chunks.len()),
         components: vec![0u8; chunks.len() * dim],
     };
+    if chunks.is_empty() {
+        return out;
+    }
+    let tokens = FileTokens::new(model, text, lines);
+    let mut path_sum = vec![0.0f32; dim];
+    // `embed_region` joins path, title and region with newlines: token
+    // boundaries, so each part adds what it adds alone.
+    model.add_text(rel_path, &mut path_sum);
     let mut buffer = vec![0.0f32; dim];
-    let mut scratch = String::new();
     for (i, chunk) in chunks.iter().enumerate() {
         let scale = match (
-            lines.slice(text, chunk.start_line, chunk.end_line),
+            tokens.rows(chunk.start_line, chunk.end_line),
             out.components.get_mut(i * dim..(i + 1) * dim),
         ) {
-            (Some(region), Some(components)) => embed_region(
-                model,
-                rel_path,
-                &chunk.title,
-                region,
-                (&mut scratch, &mut buffer, components),
-            ),
+            (Some(rows), Some(components)) => {
+                buffer.copy_from_slice(&path_sum);
+                model.add_text(&chunk.title, &mut buffer);
+                model.add_rows(rows, &mut buffer);
+                if StaticModel::finish_sum(&mut buffer) {
+                    crate::vectors_file::quantize(&buffer, components)
+                } else {
+                    0.0
+                }
+            }
             _ => 0.0,
         };
         out.scales.push(scale);
     }
     out
+}
+
+/// The known tokens of a file's text, in order, and where each line's
+/// start in them: the tokens of lines `a..=b` are one run. A token never
+/// spans a newline, so the tokens that start in a run of whole lines are
+/// exactly those the run alone tokenizes to.
+struct FileTokens<'l> {
+    /// Vocabulary rows of the known tokens, in text order.
+    rows: Vec<u32>,
+    /// Per line (0-based), the index in `rows` of its first token; one
+    /// more entry, `rows.len()`, after the last line.
+    line_first: Vec<u32>,
+    lines: &'l LineIndex,
+}
+
+impl<'l> FileTokens<'l> {
+    fn new(model: &StaticModel, text: &str, lines: &'l LineIndex) -> FileTokens<'l> {
+        let count = lines.line_count();
+        let mut rows: Vec<u32> = Vec::with_capacity(text.len() / 8);
+        let mut line_first: Vec<u32> = Vec::with_capacity(count as usize + 1);
+        // The next line whose first token is not yet recorded (0-based)
+        // and where it starts.
+        let mut next = 0u32;
+        let mut next_start = lines.byte_range(1, 1).map_or(usize::MAX, |r| r.start);
+        model.for_each_known_token(text, |row, at| {
+            while at >= next_start {
+                line_first.push(rows.len() as u32);
+                next += 1;
+                next_start = if next < count {
+                    lines
+                        .byte_range(next + 1, next + 1)
+                        .map_or(usize::MAX, |r| r.start)
+                } else {
+                    usize::MAX
+                };
+            }
+            rows.push(row);
+        });
+        line_first.resize(count as usize + 1, rows.len() as u32);
+        FileTokens {
+            rows,
+            line_first,
+            lines,
+        }
+    }
+
+    /// The known tokens of lines `start..=end` (1-based), or `None` when
+    /// [`LineIndex::slice`] has no text for them.
+    fn rows(&self, start: u32, end: u32) -> Option<&[u32]> {
+        self.lines.byte_range(start, end)?;
+        let a = *self.line_first.get(start as usize - 1)? as usize;
+        let b = *self.line_first.get(end as usize)? as usize;
+        self.rows.get(a..b)
+    }
 }
 
 /// The rows of a cold build, laid out slot by slot as the records are
@@ -155,3 +230,7 @@ impl ColdVectors {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "semantic_cold_tests.rs"]
+mod tests;
