@@ -21,7 +21,7 @@ use crate::index::ChunkRecord;
 use crate::query_terms::{asks_for_tests, concepts, prose_words, query_words, ConceptMatcher};
 use crate::rerank::{rerank, Candidate, QueryShape, RerankSignals};
 use crate::uri::parse_anchor;
-use base::{Base, BaseScorer};
+use base::{Base, BaseInputs, BaseScorer};
 
 /// BM25's term-frequency saturation and length normalisation. The textbook
 /// 1.2 / 0.75 were chosen for prose documents; chunks of code differ in
@@ -365,15 +365,15 @@ pub(crate) fn search_awaiting<'s>(
     let max_lex = lexical.values().copied().fold(0.0f32, f32::max);
     let whole_query = text.trim().to_lowercase();
     let matcher = ConceptMatcher::new(&concepts);
-    let mut bases = BaseScorer::new(
+    let mut bases = BaseScorer::new(BaseInputs {
         index,
-        &matcher,
-        &whole_query,
-        &lexical,
+        matcher: &matcher,
+        whole_query: &whole_query,
+        lexical: &lexical,
         max_lex,
-        &proximity,
+        proximity: &proximity,
         signals,
-    );
+    });
     // The candidates known so far are scored before the semantic matches
     // are awaited, while the pass still reads rows on the other thread (the
     // answer's thread then claims what is left of it): nothing in a base

@@ -44,43 +44,37 @@ impl Base {
     }
 }
 
+/// What a [`BaseScorer`] reads, all of it fixed for one goal.
+#[derive(Clone, Copy)]
+pub(super) struct BaseInputs<'a> {
+    pub(super) index: &'a Index,
+    pub(super) matcher: &'a ConceptMatcher<'a>,
+    /// The goal, trimmed and lowercased (an exact name scores 1).
+    pub(super) whole_query: &'a str,
+    /// The lexical candidates' BM25 scores, and their maximum.
+    pub(super) lexical: &'a FastMap<u32, f32>,
+    pub(super) max_lex: f32,
+    pub(super) proximity: &'a HashMap<u32, f32>,
+    pub(super) signals: RerankSignals,
+}
+
 /// Scores candidates' [`Base`]s for one goal.
 pub(super) struct BaseScorer<'a> {
-    index: &'a Index,
-    matcher: &'a ConceptMatcher<'a>,
-    whole_query: &'a str,
-    lexical: &'a FastMap<u32, f32>,
-    max_lex: f32,
-    proximity: &'a HashMap<u32, f32>,
+    inputs: BaseInputs<'a>,
     /// The largest proximity among all candidates (0 until set: without
     /// anchors there is none).
     max_prox: f32,
-    signals: RerankSignals,
     /// Path shares per file (NaN: not computed yet); a file's chunks are
     /// often many of the candidates.
     path_shares: Vec<f32>,
 }
 
 impl<'a> BaseScorer<'a> {
-    pub(super) fn new(
-        index: &'a Index,
-        matcher: &'a ConceptMatcher<'a>,
-        whole_query: &'a str,
-        lexical: &'a FastMap<u32, f32>,
-        max_lex: f32,
-        proximity: &'a HashMap<u32, f32>,
-        signals: RerankSignals,
-    ) -> BaseScorer<'a> {
+    pub(super) fn new(inputs: BaseInputs<'a>) -> BaseScorer<'a> {
         BaseScorer {
-            index,
-            matcher,
-            whole_query,
-            lexical,
-            max_lex,
-            proximity,
+            inputs,
             max_prox: 0.0,
-            signals,
-            path_shares: vec![f32::NAN; index.file_capacity()],
+            path_shares: vec![f32::NAN; inputs.index.file_capacity()],
         }
     }
 
@@ -92,31 +86,32 @@ impl<'a> BaseScorer<'a> {
 
     /// The base of the candidate in `slot`.
     pub(super) fn of(&mut self, slot: u32) -> Base {
-        let index = self.index;
+        let inputs = self.inputs;
+        let (index, matcher, signals) = (inputs.index, inputs.matcher, inputs.signals);
         let chunk = index.chunk(slot);
-        let lex = if self.max_lex > 0.0 && !self.signals.model_alone {
-            self.lexical.get(&slot).copied().unwrap_or(0.0) / self.max_lex
+        let lex = if inputs.max_lex > 0.0 && !signals.model_alone {
+            inputs.lexical.get(&slot).copied().unwrap_or(0.0) / inputs.max_lex
         } else {
             0.0
         };
         let prox = if self.max_prox > 0.0 {
-            self.proximity.get(&slot).copied().unwrap_or(0.0) / self.max_prox
+            inputs.proximity.get(&slot).copied().unwrap_or(0.0) / self.max_prox
         } else {
             0.0
         };
         let name = chunk.map_or(0.0, |(_, c)| {
             c.symbol.as_ref().map_or(0.0, |s| {
-                name_score(self.matcher, self.whole_query, s, &c.symbol_tokens)
+                name_score(matcher, inputs.whole_query, s, &c.symbol_tokens)
             })
         });
         let path = match (chunk, index.file_number(slot)) {
             (Some((file, _)), Some(number)) => {
                 let cell = &mut self.path_shares[number as usize];
                 if cell.is_nan() {
-                    *cell = self.matcher.path_share(file);
-                    if self.signals.file_name {
+                    *cell = matcher.path_share(file);
+                    if signals.file_name {
                         let name = file.rsplit('/').next().unwrap_or(file);
-                        *cell += W_FILE_NAME * self.matcher.path_share(name);
+                        *cell += W_FILE_NAME * matcher.path_share(name);
                     }
                 }
                 *cell
@@ -126,7 +121,7 @@ impl<'a> BaseScorer<'a> {
         let raw =
             (W_LEXICAL * lex + W_NAME * name + W_PROXIMITY * prox + W_PATH * path).clamp(0.0, 1.0);
         // Without the role step, the older test-code demotion.
-        let test_code = !self.signals.roles
+        let test_code = !signals.roles
             && chunk.is_some_and(|(file, c)| {
                 is_test_code(file, c.symbol.as_ref().map(|s| s.qualified.as_str()))
             });
