@@ -17,18 +17,20 @@ fn model() -> &'static contextgraph_embed::StaticModel {
     contextgraph_embed::builtin().expect("the built-in model loads")
 }
 
-/// What the pass after a build computes for each chunk: scale and
-/// components, one chunk at a time from the concatenated text.
-fn one_by_one(
+/// Asserts that `embed_file` gives every chunk the bits the pass after a
+/// build gave it: scale and components, one chunk at a time from the
+/// concatenated text (`embed_region`).
+fn assert_same_bits(
     rel_path: &str,
     text: &str,
     lines: &LineIndex,
     chunks: &[ChunkRecord],
-) -> Vec<(u32, Vec<u8>)> {
+    what: &str,
+) {
     let model = model();
     let dim = model.dim();
     let (mut scratch, mut buffer) = (String::new(), vec![0.0f32; dim]);
-    chunks
+    let one_by_one: Vec<(u32, Vec<u8>)> = chunks
         .iter()
         .map(|c| {
             let mut components = vec![0u8; dim];
@@ -44,25 +46,17 @@ fn one_by_one(
             };
             (scale.to_bits(), components)
         })
-        .collect()
-}
-
-fn by_file(
-    rel_path: &str,
-    text: &str,
-    lines: &LineIndex,
-    chunks: &[ChunkRecord],
-) -> Vec<(u32, Vec<u8>)> {
-    let model = model();
-    let dim = model.dim();
+        .collect();
     let v = embed_file(model, rel_path, text, lines, chunks);
     assert_eq!(v.scales.len(), chunks.len());
     assert_eq!(v.components.len(), chunks.len() * dim);
-    v.scales
+    let by_file: Vec<(u32, Vec<u8>)> = v
+        .scales
         .iter()
         .zip(v.components.chunks(dim))
         .map(|(s, c)| (s.to_bits(), c.to_vec()))
-        .collect()
+        .collect();
+    assert_eq!(by_file, one_by_one, "{what}");
 }
 
 fn records(rel_path: &str, text: &str, lines: &LineIndex) -> Vec<ChunkRecord> {
@@ -93,11 +87,7 @@ fn a_file_tokenized_once_embeds_each_chunk_as_its_own_text_does() {
                 .unwrap_or_default();
             let lines = LineIndex::new(&text);
             let recs = records(&rel, &text, &lines);
-            assert_eq!(
-                by_file(&rel, &text, &lines, &recs),
-                one_by_one(&rel, &text, &lines, &recs),
-                "{rel}"
-            );
+            assert_same_bits(&rel, &text, &lines, &recs, &rel);
             files += 1;
             chunks += recs.len();
         }
@@ -136,11 +126,7 @@ fn every_line_range_embeds_as_its_own_text_does() {
             }
         }
         for path in ["src/retry_loop.rs", "", "HTTPServer/ÉTAT.md"] {
-            assert_eq!(
-                by_file(path, text, &lines, &chunks),
-                one_by_one(path, text, &lines, &chunks),
-                "{text:?} {path:?}"
-            );
+            assert_same_bits(path, text, &lines, &chunks, &format!("{text:?} {path:?}"));
         }
     }
 }
