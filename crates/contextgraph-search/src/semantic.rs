@@ -746,10 +746,11 @@ fn embed_chunk(
 }
 
 /// Embeds a chunk from its path, title and region into `components`;
-/// returns its scale, 0 when it gets no vector (no known token). The one
-/// place a chunk's text for the model is made: the pass after a build
-/// ([`embed_chunk`]) and the cold build's workers (`semantic_cold.rs`)
-/// give a chunk the same vector.
+/// returns its scale, 0 when it gets no vector (no known token). What a
+/// chunk's vector is: the pass after a build ([`embed_chunk`]) calls it,
+/// and the cold build's workers (`semantic_cold.rs`) add the same tokens
+/// in the same order from one tokenization of the whole file, tested to
+/// give this function's bits (`semantic_cold_tests.rs`).
 pub(crate) fn embed_region(
     model: &StaticModel,
     rel_path: &str,

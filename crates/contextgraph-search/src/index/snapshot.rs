@@ -108,6 +108,27 @@ fn write_ascending(w: &mut Writer, list: &[u32], mut each: impl FnMut(&mut Write
     }
 }
 
+/// `there()` on a thread of its own (named after `table`) while `here()`
+/// runs on this one: the encoding's two overlaps, each a table built
+/// beside the sections this thread writes. A thread that cannot start
+/// fails the save as an I/O error would; one that panics, likewise.
+fn beside<T: Send, U>(
+    table: &str,
+    there: impl FnOnce() -> T + Send,
+    here: impl FnOnce() -> std::io::Result<U>,
+) -> std::io::Result<(T, U)> {
+    std::thread::scope(|scope| {
+        let there = std::thread::Builder::new()
+            .name(format!("cgp-encode-{table}"))
+            .spawn_scoped(scope, there)?;
+        let here = here()?;
+        let there = there
+            .join()
+            .map_err(|_| std::io::Error::other(format!("encoding the {table} table panicked")))?;
+        Ok((there, here))
+    })
+}
+
 impl Index {
     /// Encode the live index as a format 5 payload into `out`, section after
     /// section, and return the directory (which goes before them: the
@@ -156,24 +177,20 @@ impl Index {
         };
         // The terms table, the largest to build, is built on another
         // thread while this one streams the records out; the others after
-        // it, one at a time as before (each table is held until written:
-        // building them all at once held 30 MB more at the peak of a
-        // 16k-file build).
-        let terms = if parallel {
-            std::thread::scope(|scope| -> std::io::Result<_> {
-                let terms = std::thread::Builder::new()
-                    .name("cgp-encode-terms".into())
-                    .spawn_scoped(scope, || self.terms_table(&mapped))?;
-                self.encode_records(&order, &mut out)?;
-                terms
-                    .join()
-                    .map_err(|_| std::io::Error::other("encoding the terms table panicked"))
-            })?
+        // it, the forward table beside the names tables (each table is held
+        // until written: building them all at once held 30 MB more at the
+        // peak of a 16k-file build).
+        let (terms, new_id) = if parallel {
+            beside(
+                "terms",
+                || self.terms_table(&mapped),
+                || self.encode_records(&order, &mut out),
+            )?
+            .0
         } else {
             self.encode_records(&order, &mut out)?;
             self.terms_table(&mapped)
         };
-        let (terms, new_id) = terms;
         terms.finish(&mut out, TERMS)?;
         let names = |out: &mut SectionWriter<'_>| -> std::io::Result<()> {
             self.names_table(|f| &f.defs, &self.defs, &mapped)
@@ -190,15 +207,12 @@ impl Index {
         // a little longer; this phase left a core idle for its whole
         // length (253 ms of a 6k-file build's save).
         let forward = if parallel {
-            std::thread::scope(|scope| -> std::io::Result<_> {
-                let forward = std::thread::Builder::new()
-                    .name("cgp-encode-forward".into())
-                    .spawn_scoped(scope, || self.forward_table(&old_slots, &new_id))?;
-                names(&mut out)?;
-                forward
-                    .join()
-                    .map_err(|_| std::io::Error::other("encoding the forward table panicked"))
-            })?
+            beside(
+                "forward",
+                || self.forward_table(&old_slots, &new_id),
+                || names(&mut out),
+            )?
+            .0
         } else {
             let forward = self.forward_table(&old_slots, &new_id);
             drop(new_id);
