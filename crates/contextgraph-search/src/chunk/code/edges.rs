@@ -78,6 +78,95 @@ pub(super) fn edge_kind_ids(
     })
 }
 
+/// The role of node `n` by the kind-id table; a kind id beyond the table
+/// (none in practice) is walked through.
+fn role_in(roles: &[KindRole], n: Node<'_>) -> KindRole {
+    roles
+        .get(usize::from(n.kind_id()))
+        .copied()
+        .unwrap_or(KindRole::Other)
+}
+
+/// The nodes under `root` (itself included) that add edges, with their
+/// roles, in post-order from left to right: reversed, the order in which
+/// the walk this replaced visited them (a stack of nodes, each popped node
+/// pushing its named children, so from right to left in pre-order). The
+/// nodes walked are the same: `root`, then the named children of every
+/// walked node that is neither opaque nor `MAX_DEPTH` deep.
+///
+/// One cursor moves through the tree (first child, next sibling, parent).
+/// A cursor step costs hundreds of instructions (a repetition is a hidden
+/// binary tree the cursor climbs through), so the walk counts each node's
+/// named children and returns to the parent after the last one instead of
+/// stepping over the anonymous tokens after it (`)`, `}`, `;`), and does
+/// not look for children in a node without named ones (identifiers,
+/// literals). Resetting a cursor on every named node and iterating its
+/// named children, as before, took a step past the last one on each.
+fn acting_nodes<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRole)> {
+    let mut found = Vec::new();
+    // The walked nodes from `root` down to the cursor's, each with its
+    // role and its named children not yet walked: each is added to `found`
+    // (if it acts) once its children are done.
+    let mut open: Vec<(Node<'t>, KindRole, usize)> = Vec::with_capacity(64);
+    let mut cursor = root.walk();
+    let mut node = root;
+    'walk: loop {
+        let role = role_in(roles, node);
+        // `open.len()` is the node's depth.
+        let named = if open.len() < MAX_DEPTH && role != KindRole::Opaque {
+            node.named_child_count()
+        } else {
+            0
+        };
+        open.push((node, role, named));
+        if named > 0 && cursor.goto_first_child() {
+            if let Some(child) = named_here_or_after(&mut cursor) {
+                node = child;
+                if let Some(parent) = open.last_mut() {
+                    parent.2 -= 1;
+                }
+                continue 'walk;
+            }
+            cursor.goto_parent();
+        }
+        // The cursor's node is done: so is each ancestor whose named
+        // children are all walked.
+        while let Some((done, role, _)) = open.pop() {
+            if !matches!(role, KindRole::Other | KindRole::Opaque) {
+                found.push((done, role));
+            }
+            let Some(parent) = open.last_mut() else {
+                break 'walk;
+            };
+            if parent.2 > 0 && cursor.goto_next_sibling() {
+                if let Some(next) = named_here_or_after(&mut cursor) {
+                    parent.2 -= 1;
+                    node = next;
+                    continue 'walk;
+                }
+            }
+            cursor.goto_parent();
+        }
+        break;
+    }
+    found
+}
+
+/// The first named node from the cursor's on along its siblings, the
+/// cursor left on it; `None` (the cursor on the last sibling) when there
+/// is none.
+fn named_here_or_after<'t>(cursor: &mut tree_sitter::TreeCursor<'t>) -> Option<Node<'t>> {
+    loop {
+        let n = cursor.node();
+        if n.is_named() {
+            return Some(n);
+        }
+        if !cursor.goto_next_sibling() {
+            return None;
+        }
+    }
+}
+
 impl<'s> Cx<'s> {
     /// Calls, type references and imports, each attached to the innermost
     /// chunk whose lines contain it.
@@ -90,27 +179,13 @@ impl<'s> Cx<'s> {
                 owner[l as usize] = Some(i);
             }
         }
-        let mut stack = vec![(root, 0usize)];
-        // One cursor for the whole walk: a cursor per node cost an
-        // allocation and a free for every named node of the file.
-        let mut cursor = root.walk();
         let roles = edge_kind_ids(self.lang, self.spec, &root.language());
-        while let Some((n, depth)) = stack.pop() {
-            // A kind id beyond the table (none in practice) is walked through.
-            let role = roles
-                .get(usize::from(n.kind_id()))
-                .copied()
-                .unwrap_or(KindRole::Other);
-            if !matches!(role, KindRole::Other | KindRole::Opaque) {
-                let line = n.start_position().row + 1;
-                if let Some(t) = owner.get(line).copied().flatten() {
-                    self.edges_of(n, role, &mut chunks[t]);
-                }
-            }
-            if depth < MAX_DEPTH && role != KindRole::Opaque {
-                for child in n.named_children(&mut cursor) {
-                    stack.push((child, depth + 1));
-                }
+        // Nodes with edges, in the order their edges are added (the order
+        // of each chunk's edge lists, capped at `MAX_EDGES_PER_CHUNK`).
+        for &(n, role) in acting_nodes(root, &roles).iter().rev() {
+            let line = n.start_position().row + 1;
+            if let Some(t) = owner.get(line).copied().flatten() {
+                self.edges_of(n, role, &mut chunks[t]);
             }
         }
     }
@@ -218,6 +293,85 @@ mod tests {
             "#include <vector>\n\nReply retry(Client c) {\n  return send(c);\n}\n",
         ),
     ];
+
+    /// The walk [`acting_nodes`] replaced: a stack of nodes, each popped
+    /// node pushing its named children.
+    fn stack_walk<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRole)> {
+        let mut visited = Vec::new();
+        let mut stack = vec![(root, 0usize)];
+        let mut cursor = root.walk();
+        while let Some((n, depth)) = stack.pop() {
+            let role = role_in(roles, n);
+            if !matches!(role, KindRole::Other | KindRole::Opaque) {
+                visited.push((n, role));
+            }
+            if depth < MAX_DEPTH && role != KindRole::Opaque {
+                for child in n.named_children(&mut cursor) {
+                    stack.push((child, depth + 1));
+                }
+            }
+        }
+        visited
+    }
+
+    /// `text` (in `lang`) yields the nodes with edges that the stack walk
+    /// visits, in its order reversed; returns how many.
+    fn assert_walks_agree(lang: Language, what: &str, text: &str) -> usize {
+        let spec = lang.spec().expect("a code language");
+        let tree = parse(lang, &lang.parse_input(text)).expect("parses");
+        let root = tree.root_node();
+        let roles = edge_kind_ids(lang, spec, &root.language());
+        let mut walked = acting_nodes(root, &roles);
+        walked.reverse();
+        let expected = stack_walk(root, &roles);
+        assert!(
+            walked == expected,
+            "{lang:?} {what}: {} nodes walked, {} expected",
+            walked.len(),
+            expected.len()
+        );
+        walked.len()
+    }
+
+    /// The cursor walk finds the nodes the stack walk visited, in the same
+    /// order (the order of each chunk's capped edge lists): on the samples,
+    /// on this crate's own sources, on a parse error, on token trees (opaque)
+    /// and on nesting deeper than `MAX_DEPTH`, where both stop.
+    #[test]
+    fn the_cursor_walk_visits_what_the_stack_walk_did_in_its_order() {
+        for (lang, rel_path, text) in SAMPLES {
+            assert!(assert_walks_agree(lang, rel_path, text) > 0);
+        }
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+        let mut dirs = vec![std::path::PathBuf::from(src)];
+        let mut files = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("src is readable") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("UTF-8 source");
+                    assert_walks_agree(Language::Rust, &path.display().to_string(), &text);
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 50, "{files} source files walked");
+        let broken = "fn a() { b(c(; }\nstruct { x: Y\nfn d() -> E { f::<G>(h) }\n";
+        assert!(assert_walks_agree(Language::Rust, "a parse error", broken) > 0);
+        let tokens = "macro_rules! m { ($x:expr) => { f($x) }; }\nfn g() { m!(h(1)); }\n";
+        assert!(assert_walks_agree(Language::Rust, "token trees", tokens) > 0);
+        // 400 nested calls: the walks stop at the same depth.
+        let deep = format!("fn f() {{ {}0{} }}\n", "g(".repeat(400), ")".repeat(400));
+        let found = assert_walks_agree(Language::Rust, "deep nesting", &deep);
+        assert!(
+            (1..400).contains(&found),
+            "the depth limit cuts the walk: {found} of 400 calls"
+        );
+        let deep_py = format!("x = {}0{}\n", "g(".repeat(300), ")".repeat(300));
+        assert!(assert_walks_agree(Language::Python, "deep Python", &deep_py) < 300);
+    }
 
     /// The kind-id table agrees with the spec's kind lists by name, no
     /// listed kind sits inside an opaque subtree, and each sample's calls
