@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, LangSpec, Source, BASE};
 use super::syntax::{dir_of, join_rel, unquote};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static BASH: LangSpec = LangSpec {
     name: "bash",
@@ -45,10 +46,10 @@ const BUILTINS: &[&str] = &[
 
 /// The command a command node runs (`command x` and `builtin x` run `x`).
 fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let name = n.child_by_field_name("name")?;
+    let name = n.field("name")?;
     if matches!(src.text(name), "command" | "builtin" | "exec") {
-        let arg = n.child_by_field_name("argument")?;
-        return (arg.kind() == "word").then_some(arg);
+        let arg = n.field("argument")?;
+        return (arg.kind_name() == "word").then_some(arg);
     }
     Some(name)
 }
@@ -58,8 +59,8 @@ fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String>
     if !matches!(callee, "source" | ".") {
         return None;
     }
-    let arg = n.child_by_field_name("argument")?;
-    if !matches!(arg.kind(), "word" | "string" | "raw_string") {
+    let arg = n.field("argument")?;
+    if !matches!(arg.kind_name(), "word" | "string" | "raw_string") {
         return None;
     }
     let path = unquote(src.text(arg));

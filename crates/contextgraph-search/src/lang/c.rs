@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
 use super::syntax::{dir_of, join_rel, unquote};
+use crate::lang::node_ext::NodeExt;
 
 const C_FAMILY: LangSpec = LangSpec {
     definitions: &[def(
@@ -69,19 +70,15 @@ fn classify_cpp<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 }
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>, cpp: bool) -> Option<Class<'t>> {
-    let kind = n.kind();
+    let kind = n.kind_name();
     match kind {
         "function_definition" => {
-            let decl = n.child_by_field_name("declarator")?;
+            let decl = n.field("declarator")?;
             let full = declarator_name(src, decl)?;
-            Some(Class::plain(
-                full,
-                "function",
-                n.child_by_field_name("body"),
-            ))
+            Some(Class::plain(full, "function", n.field("body")))
         }
         "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
-            let body = n.child_by_field_name("body")?;
+            let body = n.field("body")?;
             let label = match kind {
                 "struct_specifier" => "struct",
                 "union_specifier" => "union",
@@ -94,14 +91,14 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>, cpp: bool) -> Option<Class<'t>> {
             })
         }
         "type_definition" => {
-            let decl = n.child_by_field_name("declarator")?;
-            if decl.kind() != "type_identifier" {
+            let decl = n.field("declarator")?;
+            if decl.kind_name() != "type_identifier" {
                 return None;
             }
             Some(Class::plain(
                 src.text(decl).to_owned(),
                 "typedef",
-                n.child_by_field_name("type"),
+                n.field("type"),
             ))
         }
         _ => None,
@@ -111,7 +108,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>, cpp: bool) -> Option<Class<'t>> {
 /// The name a function declarator declares (`Foo::bar`, `main`).
 fn declarator_name(src: Source<'_>, mut n: Node<'_>) -> Option<String> {
     for _ in 0..16 {
-        match n.kind() {
+        match n.kind_name() {
             "identifier"
             | "field_identifier"
             | "qualified_identifier"
@@ -119,21 +116,17 @@ fn declarator_name(src: Source<'_>, mut n: Node<'_>) -> Option<String> {
             | "operator_name" => {
                 return Some(src.text(n).split_whitespace().collect::<Vec<_>>().join(" "));
             }
-            _ => {
-                n = n
-                    .child_by_field_name("declarator")
-                    .or_else(|| n.named_child(0))?
-            }
+            _ => n = n.field("declarator").or_else(|| n.named_child(0))?,
         }
     }
     None
 }
 
 fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
-    n.child_by_field_name("path")
+    n.field("path")
         .map(|p| {
             let t = src.text(p);
-            if p.kind() == "system_lib_string" {
+            if p.kind_name() == "system_lib_string" {
                 vec![t.to_owned()]
             } else {
                 vec![unquote(t)]

@@ -5,6 +5,7 @@
 use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static CSHARP: LangSpec = LangSpec {
     name: "csharp",
@@ -53,9 +54,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     if n.end_position().row < n.start_position().row + 3 {
         return None;
     }
-    let body = n
-        .child_by_field_name("accessors")
-        .or_else(|| n.child_by_field_name("value"));
+    let body = n.field("accessors").or_else(|| n.field("value"));
     Some(Class::plain(src.field_text(n, "name")?, "property", body))
 }
 
@@ -64,20 +63,20 @@ fn last_identifier(n: Node<'_>, depth: u8) -> Option<Node<'_>> {
     if depth > 8 {
         return None;
     }
-    match n.kind() {
+    match n.kind_name() {
         "identifier" => Some(n),
-        "generic_name" => n.named_child(0).filter(|c| c.kind() == "identifier"),
-        "member_access_expression" | "qualified_name" | "alias_qualified_name" => n
-            .child_by_field_name("name")
-            .and_then(|c| last_identifier(c, depth + 1)),
+        "generic_name" => n.named_child(0).filter(|c| c.kind_name() == "identifier"),
+        "member_access_expression" | "qualified_name" | "alias_qualified_name" => {
+            n.field("name").and_then(|c| last_identifier(c, depth + 1))
+        }
         _ => None,
     }
 }
 
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let target = match n.kind() {
-        "object_creation_expression" => n.child_by_field_name("type")?,
-        _ => n.child_by_field_name("function")?,
+    let target = match n.kind_name() {
+        "object_creation_expression" => n.field("type")?,
+        _ => n.field("function")?,
     };
     last_identifier(target, 0)
 }
@@ -85,13 +84,13 @@ fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
 /// `using A.B;`, `using static A.B;`, `using X = A.B;` all import `A.B`.
 fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
     let mut c = n.walk();
-    let alias = n.child_by_field_name("name").map(|a| a.id());
+    let alias = n.field("name").map(|a| a.id());
     let found = n
         .named_children(&mut c)
         .filter(|k| Some(k.id()) != alias)
         .find(|k| {
             matches!(
-                k.kind(),
+                k.kind_name(),
                 "qualified_name" | "identifier" | "alias_qualified_name"
             )
         })

@@ -7,6 +7,7 @@
 use tree_sitter::Node;
 
 use super::spec::{Class, LangSpec, Source, BASE};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static ELIXIR: LangSpec = LangSpec {
     name: "elixir",
@@ -85,13 +86,13 @@ const KEYWORDS: &[&str] = &[
 /// The first named child of `n` of `kind`.
 fn child_of_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut c = n.walk();
-    let found = n.named_children(&mut c).find(|k| k.kind() == kind);
+    let found = n.named_children(&mut c).find(|k| k.kind_name() == kind);
     found
 }
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    let target = n.child_by_field_name("target")?;
-    if target.kind() != "identifier" {
+    let target = n.field("target")?;
+    if target.kind_name() != "identifier" {
         return None;
     }
     let keyword = src.text(target);
@@ -108,7 +109,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let first = args.named_child(0)?;
     let body = child_of_kind(n, "do_block");
     if matches!(label, "module" | "protocol" | "impl") {
-        if first.kind() != "alias" {
+        if first.kind_name() != "alias" {
             return None;
         }
         let mut name = src.text(first).to_owned();
@@ -123,15 +124,15 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         return Some(Class::container(name, label, body));
     }
     // `def f(x)`, `def f(x) when guard`, `def f` (no arguments).
-    let head = match first.kind() {
-        "binary_operator" => first.child_by_field_name("left")?,
+    let head = match first.kind_name() {
+        "binary_operator" => first.field("left")?,
         _ => first,
     };
-    let name = match head.kind() {
+    let name = match head.kind_name() {
         "identifier" => head,
         "call" => head
-            .child_by_field_name("target")
-            .filter(|t| t.kind() == "identifier")?,
+            .field("target")
+            .filter(|t| t.kind_name() == "identifier")?,
         _ => return None,
     };
     Some(Class::plain(src.text(name).to_owned(), label, body))
@@ -142,9 +143,9 @@ fn impl_target<'t>(src: Source<'t>, args: Node<'t>) -> Option<&'t str> {
     let keywords = child_of_kind(args, "keywords")?;
     let mut c = keywords.walk();
     let found = keywords.named_children(&mut c).find_map(|pair| {
-        let key = pair.child_by_field_name("key")?;
-        let value = pair.child_by_field_name("value")?;
-        (src.text(key).trim_end().trim_end_matches(':') == "for" && value.kind() == "alias")
+        let key = pair.field("key")?;
+        let value = pair.field("value")?;
+        (src.text(key).trim_end().trim_end_matches(':') == "for" && value.kind_name() == "alias")
             .then(|| src.text(value))
     });
     found
@@ -156,12 +157,12 @@ fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
     if is_definition_head(src, n) {
         return None;
     }
-    let target = n.child_by_field_name("target")?;
-    match target.kind() {
+    let target = n.field("target")?;
+    match target.kind_name() {
         "identifier" => Some(target),
         "dot" => target
-            .child_by_field_name("right")
-            .filter(|r| r.kind() == "identifier"),
+            .field("right")
+            .filter(|r| r.kind_name() == "identifier"),
         _ => None,
     }
 }
@@ -170,18 +171,18 @@ fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
 /// or the left of that argument's `when`.
 fn is_definition_head(src: Source<'_>, n: Node<'_>) -> bool {
     let mut up = n.parent();
-    if let Some(p) = up.filter(|p| p.kind() == "binary_operator") {
-        if p.child_by_field_name("left").map(|l| l.id()) != Some(n.id()) {
+    if let Some(p) = up.filter(|p| p.kind_name() == "binary_operator") {
+        if p.field("left").map(|l| l.id()) != Some(n.id()) {
             return false;
         }
         up = p.parent();
     }
-    let Some(args) = up.filter(|p| p.kind() == "arguments") else {
+    let Some(args) = up.filter(|p| p.kind_name() == "arguments") else {
         return false;
     };
     args.parent()
-        .and_then(|def| def.child_by_field_name("target"))
-        .is_some_and(|t| t.kind() == "identifier" && DEFINERS.contains(&src.text(t)))
+        .and_then(|def| def.field("target"))
+        .is_some_and(|t| t.kind_name() == "identifier" && DEFINERS.contains(&src.text(t)))
 }
 
 /// `alias Ecto.Changeset`, `import Ecto.Query, only: …`, `use Phoenix.Controller`.
@@ -190,7 +191,7 @@ fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String>
         return None;
     }
     let first = child_of_kind(n, "arguments")?.named_child(0)?;
-    (first.kind() == "alias").then(|| src.text(first).to_owned())
+    (first.kind_name() == "alias").then(|| src.text(first).to_owned())
 }
 
 /// `Phoenix.Controller` names `lib/phoenix/controller.ex` (Elixir's

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
 use super::syntax::unquote;
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static GO: LangSpec = LangSpec {
     name: "go",
@@ -27,11 +28,11 @@ pub(crate) static GO: LangSpec = LangSpec {
 };
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         "method_declaration" => {
             let name = src.field_text(n, "name")?;
             let receiver = n
-                .child_by_field_name("receiver")
+                .field("receiver")
                 .map(|r| receiver_type(src.text(r)))
                 .unwrap_or_default();
             let qualified_name = if receiver.is_empty() {
@@ -39,18 +40,14 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             } else {
                 format!("{receiver}.{name}")
             };
-            Some(Class::plain(
-                qualified_name,
-                "method",
-                n.child_by_field_name("body"),
-            ))
+            Some(Class::plain(qualified_name, "method", n.field("body")))
         }
         "type_declaration" => {
             let mut c = n.walk();
             let spec = n
                 .named_children(&mut c)
-                .find(|s| matches!(s.kind(), "type_spec" | "type_alias"))?;
-            let label = match spec.child_by_field_name("type").map(|t| t.kind()) {
+                .find(|s| matches!(s.kind_name(), "type_spec" | "type_alias"))?;
+            let label = match spec.field("type").map(|t| t.kind_name()) {
                 Some("struct_type") => "struct",
                 Some("interface_type") => "interface",
                 _ => "type",
@@ -58,7 +55,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             Some(Class::plain(
                 src.field_text(spec, "name")?,
                 label,
-                spec.child_by_field_name("type"),
+                spec.field("type"),
             ))
         }
         _ => None,

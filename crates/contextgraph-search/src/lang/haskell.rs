@@ -6,6 +6,7 @@
 use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static HASKELL: LangSpec = LangSpec {
     name: "haskell",
@@ -42,7 +43,7 @@ pub(crate) static HASKELL: LangSpec = LangSpec {
 /// not to the next function: in a class, `price :: a -> R` above
 /// `describe :: …` and `describe`'s default equation is `price`'s.
 fn doc_belongs<'t>(src: Source<'t>, doc: Node<'t>, name: &str) -> bool {
-    if doc.kind() != "signature" {
+    if doc.kind_name() != "signature" {
         return true;
     }
     let text = src.text(doc);
@@ -55,26 +56,22 @@ fn doc_belongs<'t>(src: Source<'t>, doc: Node<'t>, name: &str) -> bool {
 /// `instance Show Block where …` is named `Show Block`.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let class = src.field_text(n, "name")?;
-    let name = match n.child_by_field_name("patterns") {
+    let name = match n.field("patterns") {
         Some(p) => format!("{class} {}", src.text(p)),
         None => class,
     };
     let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
-    Some(Class::container(
-        name,
-        "instance",
-        n.child_by_field_name("declarations"),
-    ))
+    Some(Class::container(name, "instance", n.field("declarations")))
 }
 
 /// `f x y` applies `f`; `M.f x` applies `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let mut f = n.child_by_field_name("function")?;
+    let mut f = n.field("function")?;
     for _ in 0..16 {
-        match f.kind() {
-            "apply" => f = f.child_by_field_name("function")?,
+        match f.kind_name() {
+            "apply" => f = f.field("function")?,
             "variable" | "constructor" => return Some(f),
-            "qualified" => return f.child_by_field_name("id"),
+            "qualified" => return f.field("id"),
             _ => return None,
         }
     }

@@ -8,6 +8,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, DefKind, LangSpec, Source, BASE};
 use super::syntax::{dir_of, first_string_arg, join_rel, same_length_edits, unquote};
+use crate::lang::node_ext::NodeExt;
 
 const DEFINITIONS: &[DefKind] = &[
     def("function_declaration", "function", "name", "body", false),
@@ -135,7 +136,7 @@ pub(crate) static TSX: LangSpec = LangSpec {
 
 /// The label of a value that is a definition: a function or a class.
 fn value_label(value: Node<'_>) -> Option<&'static str> {
-    match value.kind() {
+    match value.kind_name() {
         "arrow_function" | "function_expression" | "function" | "generator_function" => {
             Some("function")
         }
@@ -147,7 +148,7 @@ fn value_label(value: Node<'_>) -> Option<&'static str> {
 /// The special kinds: a function (or class) bound to a `const`, assigned
 /// to a CommonJS export, or exported as the anonymous default.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         "lexical_declaration" | "variable_declaration" => bound_to_name(src, n),
         "expression_statement" => commonjs_export(src, n),
         _ => anonymous_default_export(src, n),
@@ -159,12 +160,12 @@ fn bound_to_name<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let mut c = n.walk();
     let decl = n
         .named_children(&mut c)
-        .find(|d| d.kind() == "variable_declarator")?;
-    let value = decl.child_by_field_name("value")?;
+        .find(|d| d.kind_name() == "variable_declarator")?;
+    let value = decl.field("value")?;
     Some(Class::plain(
         src.field_text(decl, "name")?,
         value_label(value)?,
-        value.child_by_field_name("body"),
+        value.field("body"),
     ))
 }
 
@@ -177,9 +178,9 @@ fn bound_to_name<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 fn commonjs_export<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let assign = n
         .named_child(0)
-        .filter(|a| a.kind() == "assignment_expression")?;
-    let left = assign.child_by_field_name("left")?;
-    let value = assign.child_by_field_name("right")?;
+        .filter(|a| a.kind_name() == "assignment_expression")?;
+    let left = assign.field("left")?;
+    let value = assign.field("right")?;
     let label = value_label(value)?;
     let target = src.text(left);
     let name = match target {
@@ -200,27 +201,23 @@ fn commonjs_export<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             member.to_owned()
         }
     };
-    Some(Class::plain(name, label, value.child_by_field_name("body")))
+    Some(Class::plain(name, label, value.field("body")))
 }
 
 /// `export default function (…) {…}`, `export default (…) => …`: a
 /// module's anonymous default export, named `default` as the module
 /// system names it. (A named one is a declaration the table finds.)
 fn anonymous_default_export<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    n.parent().filter(|p| p.kind() == "export_statement")?;
+    n.parent().filter(|p| p.kind_name() == "export_statement")?;
     let name = src
         .field_text(n, "name")
         .unwrap_or_else(|| "default".to_owned());
-    Some(Class::plain(
-        name,
-        value_label(n)?,
-        n.child_by_field_name("body"),
-    ))
+    Some(Class::plain(name, value_label(n)?, n.field("body")))
 }
 
 /// CommonJS: `require('./wire')` imports `./wire`.
 fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String> {
-    (callee == "require" && n.kind() == "call_expression")
+    (callee == "require" && n.kind_name() == "call_expression")
         .then(|| first_string_arg(src, n))
         .flatten()
 }

@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{Class, LangSpec, Source, BASE};
 use super::syntax::same_length_edits;
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static KOTLIN: LangSpec = LangSpec {
     name: "kotlin",
@@ -314,7 +315,9 @@ fn leading_annotations(line: &str) -> Option<usize> {
 /// The first named child of `n` of one of `kinds`.
 fn child_of_kind<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     let mut c = n.walk();
-    let found = n.named_children(&mut c).find(|k| kinds.contains(&k.kind()));
+    let found = n
+        .named_children(&mut c)
+        .find(|k| kinds.contains(&k.kind_name()));
     found
 }
 
@@ -323,17 +326,17 @@ fn has_token(n: Node<'_>, word: &str) -> bool {
     let mut c = n.walk();
     let found = n
         .children(&mut c)
-        .any(|k| !k.is_named() && k.kind() == word);
+        .any(|k| !k.is_named() && k.kind_name() == word);
     found
 }
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         "class_declaration" => {
             let body = child_of_kind(n, &["class_body", "enum_class_body"]);
             let label = if has_token(n, "interface") {
                 "interface"
-            } else if body.is_some_and(|b| b.kind() == "enum_class_body") {
+            } else if body.is_some_and(|b| b.kind_name() == "enum_class_body") {
                 "enum"
             } else {
                 "class"
@@ -369,12 +372,12 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 /// `f(x)` calls `f`, `a.b.f(x)` calls `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
     let target = n.named_child(0)?;
-    match target.kind() {
+    match target.kind_name() {
         "identifier" => Some(target),
         "navigation_expression" => {
             let mut c = target.walk();
             let last = target.named_children(&mut c).last();
-            last.filter(|k| k.kind() == "identifier")
+            last.filter(|k| k.kind_name() == "identifier")
         }
         _ => None,
     }
@@ -385,7 +388,7 @@ fn type_name<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
     let mut c = n.walk();
     let last = n
         .named_children(&mut c)
-        .filter(|k| k.kind() == "identifier")
+        .filter(|k| k.kind_name() == "identifier")
         .last();
     last
 }

@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{Class, LangSpec, Source, BASE};
 use super::syntax::unquote;
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static LUA: LangSpec = LangSpec {
     name: "lua",
@@ -23,10 +24,10 @@ pub(crate) static LUA: LangSpec = LangSpec {
 };
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         "function_declaration" => {
-            let name = n.child_by_field_name("name")?;
-            let label = if name.kind() == "method_index_expression" {
+            let name = n.field("name")?;
+            let label = if name.kind_name() == "method_index_expression" {
                 "method"
             } else {
                 "function"
@@ -34,7 +35,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             Some(Class::plain(
                 src.text(name).to_owned(),
                 label,
-                n.child_by_field_name("body"),
+                n.field("body"),
             ))
         }
         "assignment_statement" => {
@@ -43,20 +44,20 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             let (Some(vars), Some(values)) = (parts.next(), parts.next()) else {
                 return None;
             };
-            if vars.kind() != "variable_list" || values.kind() != "expression_list" {
+            if vars.kind_name() != "variable_list" || values.kind_name() != "expression_list" {
                 return None;
             }
-            let name = vars.child_by_field_name("name")?;
-            let value = values.child_by_field_name("value")?;
-            if value.kind() != "function_definition"
-                || !matches!(name.kind(), "identifier" | "dot_index_expression")
+            let name = vars.field("name")?;
+            let value = values.field("value")?;
+            if value.kind_name() != "function_definition"
+                || !matches!(name.kind_name(), "identifier" | "dot_index_expression")
             {
                 return None;
             }
             Some(Class::plain(
                 src.text(name).to_owned(),
                 "function",
-                value.child_by_field_name("body"),
+                value.field("body"),
             ))
         }
         _ => None,
@@ -65,11 +66,11 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 
 /// `f(x)` calls `f`, `a.b.f(x)` calls `f`, `a:f(x)` calls `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let name = n.child_by_field_name("name")?;
-    match name.kind() {
+    let name = n.field("name")?;
+    match name.kind_name() {
         "identifier" => Some(name),
-        "dot_index_expression" => name.child_by_field_name("field"),
-        "method_index_expression" => name.child_by_field_name("method"),
+        "dot_index_expression" => name.field("field"),
+        "method_index_expression" => name.field("method"),
         _ => None,
     }
 }
@@ -79,13 +80,13 @@ fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String>
     if callee != "require" {
         return None;
     }
-    let args = n.child_by_field_name("arguments")?;
-    let first = if args.kind() == "string" {
+    let args = n.field("arguments")?;
+    let first = if args.kind_name() == "string" {
         args
     } else {
         args.named_child(0)?
     };
-    if first.kind() != "string" {
+    if first.kind_name() != "string" {
         return None;
     }
     let spec = unquote(src.text(first));

@@ -11,6 +11,7 @@
 //! comment node kinds, and its call and import shapes. Adding a language is
 //! that file, a variant here, and its line in `Language::spec`.
 
+pub(crate) mod node_ext;
 pub(crate) mod spec;
 pub(crate) mod syntax;
 

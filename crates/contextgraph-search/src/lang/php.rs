@@ -8,6 +8,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
 use super::syntax::{dir_of, join_rel, unquote};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static PHP: LangSpec = LangSpec {
     name: "php",
@@ -54,7 +55,7 @@ pub(crate) static PHP: LangSpec = LangSpec {
 /// `namespace App\Http { … }` is a container; `namespace App\Http;` (the
 /// usual form) is no definition: a scope statement for what follows it.
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    let body = n.child_by_field_name("body")?;
+    let body = n.field("body")?;
     Some(Class::container(
         src.field_text(n, "name")?,
         "namespace",
@@ -64,15 +65,15 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 
 /// The `name` at the end of a (possibly qualified) name node.
 fn last_name<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         "name" => Some(n),
         "qualified_name" | "named_type" | "relative_name" => {
             let mut c = n.walk();
             let last = n
                 .named_children(&mut c)
-                .filter(|k| matches!(k.kind(), "name" | "qualified_name" | "relative_name"))
+                .filter(|k| matches!(k.kind_name(), "name" | "qualified_name" | "relative_name"))
                 .last()?;
-            if last.kind() == "name" {
+            if last.kind_name() == "name" {
                 Some(last)
             } else {
                 last_name(Source(&[]), last)
@@ -83,28 +84,26 @@ fn last_name<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
 }
 
 fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    match n.kind() {
-        "function_call_expression" => last_name(src, n.child_by_field_name("function")?),
+    match n.kind_name() {
+        "function_call_expression" => last_name(src, n.field("function")?),
         "object_creation_expression" => {
             let mut c = n.walk();
             let class = n
                 .named_children(&mut c)
-                .find(|k| matches!(k.kind(), "name" | "qualified_name" | "relative_name"))?;
+                .find(|k| matches!(k.kind_name(), "name" | "qualified_name" | "relative_name"))?;
             last_name(src, class)
         }
-        _ => n
-            .child_by_field_name("name")
-            .filter(|name| name.kind() == "name"),
+        _ => n.field("name").filter(|name| name.kind_name() == "name"),
     }
 }
 
 fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
-    if n.kind() != "namespace_use_declaration" {
+    if n.kind_name() != "namespace_use_declaration" {
         // require/include of a literal path (not `__DIR__ . '/x.php'`).
         let mut c = n.walk();
         return n
             .named_children(&mut c)
-            .find(|k| matches!(k.kind(), "string" | "encapsed_string"))
+            .find(|k| matches!(k.kind_name(), "string" | "encapsed_string"))
             .map(|s| unquote(src.text(s)))
             .filter(|s| !s.is_empty() && !s.contains('$'))
             .into_iter()
@@ -115,7 +114,7 @@ fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
     let mut out = Vec::new();
     let mut c = n.walk();
     for k in n.named_children(&mut c) {
-        match k.kind() {
+        match k.kind_name() {
             "namespace_name" => prefix = src.text(k).to_owned(),
             "namespace_use_clause" => {
                 if let Some(name) = use_clause_name(src, k) {
@@ -143,7 +142,7 @@ fn use_clause_name<'t>(src: Source<'t>, clause: Node<'t>) -> Option<&'t str> {
     let mut c = clause.walk();
     let name = clause
         .named_children(&mut c)
-        .find(|k| matches!(k.kind(), "name" | "qualified_name"))?;
+        .find(|k| matches!(k.kind_name(), "name" | "qualified_name"))?;
     Some(src.text(name))
 }
 

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, LangSpec, Source, BASE};
 use super::syntax::join_rel;
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static PYTHON: LangSpec = LangSpec {
     name: "python",
@@ -32,13 +33,13 @@ pub(crate) static PYTHON: LangSpec = LangSpec {
 };
 
 fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
-    match n.kind() {
+    match n.kind_name() {
         "import_statement" => {
             let mut c = n.walk();
             n.named_children(&mut c)
                 .map(|x| {
-                    let t = if x.kind() == "aliased_import" {
-                        x.child_by_field_name("name").map_or("", |nm| src.text(nm))
+                    let t = if x.kind_name() == "aliased_import" {
+                        x.field("name").map_or("", |nm| src.text(nm))
                     } else {
                         src.text(x)
                     };

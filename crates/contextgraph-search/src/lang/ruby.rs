@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, LangSpec, Source, BASE};
 use super::syntax::{dir_of, join_rel, unquote};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static RUBY: LangSpec = LangSpec {
     name: "ruby",
@@ -33,12 +34,12 @@ pub(crate) static RUBY: LangSpec = LangSpec {
 /// The method a call sends; `Client.new` calls `Client` (the class it
 /// constructs, as `new Client` does elsewhere).
 fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let method = n.child_by_field_name("method")?;
+    let method = n.field("method")?;
     if src.text(method) == "new" {
-        if let Some(r) = n.child_by_field_name("receiver") {
-            match r.kind() {
+        if let Some(r) = n.field("receiver") {
+            match r.kind_name() {
                 "constant" => return Some(r),
-                "scope_resolution" => return r.child_by_field_name("name"),
+                "scope_resolution" => return r.field("name"),
                 _ => {}
             }
         }
@@ -49,13 +50,11 @@ fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
 /// `require 'rack/utils'` and `require_relative 'utils'` (kept as
 /// `./utils`, relative to the requiring file).
 fn call_import<'t>(src: Source<'t>, callee: &str, n: Node<'t>) -> Option<String> {
-    if !matches!(callee, "require" | "require_relative")
-        || n.child_by_field_name("receiver").is_some()
-    {
+    if !matches!(callee, "require" | "require_relative") || n.field("receiver").is_some() {
         return None;
     }
-    let first = n.child_by_field_name("arguments")?.named_child(0)?;
-    if first.kind() != "string" || first.named_child_count() > 1 {
+    let first = n.field("arguments")?.named_child(0)?;
+    if first.kind_name() != "string" || first.named_child_count() > 1 {
         return None;
     }
     let spec = unquote(src.text(first));

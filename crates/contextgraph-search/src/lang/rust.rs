@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static RUST: LangSpec = LangSpec {
     name: "rust",
@@ -42,7 +43,7 @@ pub(crate) static RUST: LangSpec = LangSpec {
 };
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         // An item-level `cfg_rt! { … }` block: its items sit in a token
         // tree the grammar does not parse, so the block is one definition
         // (cut at its inner items when it is too large to serve whole).
@@ -53,7 +54,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         }
         // `mod net;` is an import, `mod net { … }` a container.
         "mod_item" => {
-            let body = n.child_by_field_name("body")?;
+            let body = n.field("body")?;
             Some(Class::container(
                 src.field_text(n, "name")?,
                 "module",
@@ -70,7 +71,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
                 ),
                 None => (format!("impl {ty_base}"), format!("impl {ty}")),
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             Some(Class {
                 member_scope: Some(ty_base),
                 title_override: Some(title),
@@ -82,16 +83,16 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 }
 
 fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
-    match n.kind() {
+    match n.kind_name() {
         "use_declaration" => n
-            .child_by_field_name("argument")
+            .field("argument")
             .map(|a| {
                 let t = src.text(a);
                 let base = t.split("::{").next().unwrap_or(t);
                 vec![base.split(" as ").next().unwrap_or(base).trim().to_owned()]
             })
             .unwrap_or_default(),
-        "mod_item" if n.child_by_field_name("body").is_none() => src
+        "mod_item" if n.field("body").is_none() => src
             .field_text(n, "name")
             .map(|m| vec![format!("mod {m}")])
             .unwrap_or_default(),

@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
 use super::syntax::{callee as generic_callee, name_of};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static SCALA: LangSpec = LangSpec {
     name: "scala",
@@ -41,25 +42,25 @@ pub(crate) static SCALA: LangSpec = LangSpec {
 
 /// A named `given` instance (anonymous ones are left to their scope).
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    let body = n.child_by_field_name("body");
+    let body = n.field("body");
     Some(Class::plain(src.field_text(n, "name")?, "given", body))
 }
 
 /// `f(x)`, `a.f(x)`, `f[T](x)` call `f`; `new C(x)` calls `C`.
 fn callee<'t>(src: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    if n.kind() == "instance_expression" {
+    if n.kind_name() == "instance_expression" {
         let mut c = n.walk();
         let ty = n.named_children(&mut c).find(|k| {
             matches!(
-                k.kind(),
+                k.kind_name(),
                 "type_identifier" | "generic_type" | "stable_type_identifier"
             )
         })?;
-        return match ty.kind() {
+        return match ty.kind_name() {
             "stable_type_identifier" => {
                 let mut c = ty.walk();
                 let last = ty.named_children(&mut c).last();
-                last.filter(|k| k.kind() == "type_identifier")
+                last.filter(|k| k.kind_name() == "type_identifier")
             }
             "generic_type" => ty.named_child(0).and_then(|t| name_of(t, 0)),
             _ => Some(ty),

@@ -7,6 +7,7 @@
 //! whose name is computed, an import's module string) is a function the
 //! language's file provides, called only for the kinds it lists.
 
+use crate::lang::node_ext::NodeExt;
 use tree_sitter::Node;
 
 /// The bytes of the file being chunked, for reading node text.
@@ -20,9 +21,8 @@ impl<'s> Source<'s> {
     }
 
     /// The text of `n`'s child in `field`, when it has one.
-    pub(crate) fn field_text(self, n: Node<'_>, field: &str) -> Option<String> {
-        n.child_by_field_name(field)
-            .map(|c| self.text(c).to_owned())
+    pub(crate) fn field_text(self, n: Node<'_>, field: &'static str) -> Option<String> {
+        n.field(field).map(|c| self.text(c).to_owned())
     }
 }
 
@@ -271,9 +271,9 @@ impl LangSpec {
     }
 
     /// What the table and [`special_class`](Self::special_class) say about
-    /// `n`, whose kind name the caller has read (`kind` is `n.kind()`): each
-    /// read is a C string's length and a UTF-8 check, and the chunker tests
-    /// every child it walks against several kind lists with the one read.
+    /// `n`, whose kind name the caller has read (`kind` is `n.kind_name()`):
+    /// the chunker tests every child it walks against several kind lists
+    /// with the one read.
     pub(crate) fn classify<'t>(
         &self,
         src: Source<'t>,
@@ -282,7 +282,7 @@ impl LangSpec {
     ) -> Option<Class<'t>> {
         if let Some(row) = self.definitions.iter().find(|d| d.kind == kind) {
             let name = src.field_text(n, row.name)?;
-            let body = n.child_by_field_name(row.body);
+            let body = n.field(row.body);
             return Some(if row.container {
                 Class::container(name, row.label, body)
             } else {

@@ -5,6 +5,7 @@
 use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static SWIFT: LangSpec = LangSpec {
     name: "swift",
@@ -39,20 +40,20 @@ pub(crate) static SWIFT: LangSpec = LangSpec {
 };
 
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
-    match n.kind() {
+    match n.kind_name() {
         // `class`, `struct`, `enum`, `actor` and `extension` share a node.
         "class_declaration" => {
-            let label = match n.child_by_field_name("declaration_kind").map(|k| k.kind()) {
+            let label = match n.field("declaration_kind").map(|k| k.kind_name()) {
                 Some("struct") => "struct",
                 Some("enum") => "enum",
                 Some("actor") => "actor",
                 Some("extension") => "extension",
                 _ => "class",
             };
-            let name = n.child_by_field_name("name")?;
+            let name = n.field("name")?;
             let name = src.text(name);
             let base = name.split('<').next().unwrap_or(name).trim().to_owned();
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             if label == "extension" {
                 // An extension adds members to a type defined elsewhere: it
                 // is named `extension T` (as Rust's `impl T`), so that the
@@ -69,7 +70,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         "init_declaration" => Some(Class::plain(
             "init".to_owned(),
             "initializer",
-            n.child_by_field_name("body"),
+            n.field("body"),
         )),
         // A computed property of four lines or more is a definition of its
         // own; stored properties stay in their type's text.
@@ -79,7 +80,7 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
             }
             let mut c = n.walk();
             let pattern = n.children_by_field_name("name", &mut c).next()?;
-            let computed = n.child_by_field_name("computed_value")?;
+            let computed = n.field("computed_value")?;
             Some(Class::plain(
                 src.text(pattern).to_owned(),
                 "property",
@@ -93,26 +94,26 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 /// `f(x)` calls `f`, `a.b.f(x)` calls `f`, `T(x)` constructs `T`, and
 /// `a + b.f(x)` calls `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    if n.kind() == "constructor_expression" {
+    if n.kind_name() == "constructor_expression" {
         return n
-            .child_by_field_name("constructed_type")
+            .field("constructed_type")
             .and_then(|t| type_name(Source(&[]), t));
     }
     let mut target = n.named_child(0)?;
     // The grammar reads `a + b.f(x)` as the call of `a + b.f` with `(x)`:
     // what is called is the rightmost operand.
     for _ in 0..16 {
-        match target.child_by_field_name("rhs") {
+        match target.field("rhs") {
             Some(rhs) => target = rhs,
             None => break,
         }
     }
-    match target.kind() {
+    match target.kind_name() {
         "simple_identifier" => Some(target),
         "navigation_expression" => target
-            .child_by_field_name("suffix")?
-            .child_by_field_name("suffix")
-            .filter(|s| s.kind() == "simple_identifier"),
+            .field("suffix")?
+            .field("suffix")
+            .filter(|s| s.kind_name() == "simple_identifier"),
         _ => None,
     }
 }
@@ -122,7 +123,7 @@ fn type_name<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
     let mut c = n.walk();
     let last = n
         .named_children(&mut c)
-        .filter(|k| k.kind() == "type_identifier")
+        .filter(|k| k.kind_name() == "type_identifier")
         .last();
     last
 }
@@ -131,7 +132,7 @@ fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
     let mut c = n.walk();
     let found = n
         .named_children(&mut c)
-        .find(|k| k.kind() == "identifier")
+        .find(|k| k.kind_name() == "identifier")
         .map(|k| vec![src.text(k).to_owned()])
         .unwrap_or_default();
     found

@@ -5,16 +5,17 @@
 use tree_sitter::Node;
 
 use super::spec::Source;
+use crate::lang::node_ext::NodeExt;
 
 /// The node naming what a call expression calls, by the fields the
 /// C-family, Python, Go, Java, JavaScript and Rust grammars use.
 pub(crate) fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let target = match n.kind() {
-        "method_invocation" => return n.child_by_field_name("name"),
-        "macro_invocation" => n.child_by_field_name("macro")?,
-        "new_expression" => n.child_by_field_name("constructor")?,
-        "object_creation_expression" => n.child_by_field_name("type")?,
-        _ => n.child_by_field_name("function")?,
+    let target = match n.kind_name() {
+        "method_invocation" => return n.field("name"),
+        "macro_invocation" => n.field("macro")?,
+        "new_expression" => n.field("constructor")?,
+        "object_creation_expression" => n.field("type")?,
+        _ => n.field("function")?,
     };
     name_of(target, 0)
 }
@@ -24,40 +25,30 @@ pub(crate) fn name_of(n: Node<'_>, depth: u8) -> Option<Node<'_>> {
     if depth > 8 {
         return None;
     }
-    match n.kind() {
+    match n.kind_name() {
         "identifier" | "field_identifier" | "property_identifier" | "type_identifier" => Some(n),
-        "field_expression" => n
-            .child_by_field_name("field")
-            .and_then(|f| name_of(f, depth + 1)),
-        "member_expression" => n
-            .child_by_field_name("property")
-            .and_then(|f| name_of(f, depth + 1)),
-        "selector_expression" => n
-            .child_by_field_name("field")
-            .and_then(|f| name_of(f, depth + 1)),
-        "attribute" => n
-            .child_by_field_name("attribute")
-            .and_then(|f| name_of(f, depth + 1)),
+        "field_expression" => n.field("field").and_then(|f| name_of(f, depth + 1)),
+        "member_expression" => n.field("property").and_then(|f| name_of(f, depth + 1)),
+        "selector_expression" => n.field("field").and_then(|f| name_of(f, depth + 1)),
+        "attribute" => n.field("attribute").and_then(|f| name_of(f, depth + 1)),
         "scoped_identifier"
         | "qualified_identifier"
         | "scoped_type_identifier"
         | "template_function"
         | "generic_type" => n
-            .child_by_field_name("name")
+            .field("name")
             .or_else(|| n.named_child(0))
             .and_then(|f| name_of(f, depth + 1)),
-        "generic_function" => n
-            .child_by_field_name("function")
-            .and_then(|f| name_of(f, depth + 1)),
+        "generic_function" => n.field("function").and_then(|f| name_of(f, depth + 1)),
         _ => None,
     }
 }
 
 /// The first argument of `call` when it is a plain string literal, unquoted.
 pub(crate) fn first_string_arg(src: Source<'_>, call: Node<'_>) -> Option<String> {
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.field("arguments")?;
     let first = args.named_child(0)?;
-    (first.kind() == "string").then(|| {
+    (first.kind_name() == "string").then(|| {
         src.text(first)
             .trim_matches(|c| c == '"' || c == '\'' || c == '`')
             .to_owned()

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::spec::{def, Class, LangSpec, Source, BASE};
 use super::syntax::{dir_of, join_rel, unquote};
+use crate::lang::node_ext::NodeExt;
 
 pub(crate) static ZIG: LangSpec = LangSpec {
     name: "zig",
@@ -30,20 +31,20 @@ pub(crate) static ZIG: LangSpec = LangSpec {
 fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
     let mut c = n.walk();
     let children: Vec<Node<'t>> = n.named_children(&mut c).collect();
-    match n.kind() {
+    match n.kind_name() {
         // `const Param = struct { … };`
         "variable_declaration" => {
-            let name = children.iter().find(|k| k.kind() == "identifier")?;
+            let name = children.iter().find(|k| k.kind_name() == "identifier")?;
             let body = children.iter().find(|k| {
                 matches!(
-                    k.kind(),
+                    k.kind_name(),
                     "struct_declaration"
                         | "enum_declaration"
                         | "union_declaration"
                         | "opaque_declaration"
                 )
             })?;
-            let label = match body.kind() {
+            let label = match body.kind_name() {
                 "enum_declaration" => "enum",
                 "union_declaration" => "union",
                 "opaque_declaration" => "opaque",
@@ -59,11 +60,11 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
         "test_declaration" => {
             let name = children
                 .iter()
-                .find(|k| matches!(k.kind(), "string" | "identifier"))?;
-            let block = children.iter().find(|k| k.kind() == "block").copied();
+                .find(|k| matches!(k.kind_name(), "string" | "identifier"))?;
+            let block = children.iter().find(|k| k.kind_name() == "block").copied();
             // Named as written (`"parses flags"`, quotes kept), so that a
             // test never defines the bare name of the function it tests.
-            let name = match name.kind() {
+            let name = match name.kind_name() {
                 "string" => src.text(*name).to_owned(),
                 _ => format!("test {}", src.text(*name)),
             };
@@ -75,10 +76,10 @@ fn classify<'t>(src: Source<'t>, n: Node<'t>) -> Option<Class<'t>> {
 
 /// `f(x)` calls `f`, `a.b.f(x)` calls `f`.
 fn callee<'t>(_: Source<'t>, n: Node<'t>) -> Option<Node<'t>> {
-    let f = n.child_by_field_name("function")?;
-    match f.kind() {
+    let f = n.field("function")?;
+    match f.kind_name() {
         "identifier" => Some(f),
-        "field_expression" => f.child_by_field_name("member"),
+        "field_expression" => f.field("member"),
         _ => None,
     }
 }
@@ -89,14 +90,14 @@ fn import_specs<'t>(src: Source<'t>, n: Node<'t>) -> Vec<String> {
     let mut parts = n.named_children(&mut c);
     let is_import = parts
         .next()
-        .is_some_and(|b| b.kind() == "builtin_identifier" && src.text(b) == "@import");
+        .is_some_and(|b| b.kind_name() == "builtin_identifier" && src.text(b) == "@import");
     if !is_import {
         return Vec::new();
     }
     parts
         .next()
         .and_then(|args| args.named_child(0))
-        .filter(|s| s.kind() == "string")
+        .filter(|s| s.kind_name() == "string")
         .map(|s| vec![unquote(src.text(s))])
         .unwrap_or_default()
 }

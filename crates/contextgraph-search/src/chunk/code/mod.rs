@@ -26,6 +26,7 @@ use crate::lang::Language;
 mod edges;
 mod nodes;
 
+use crate::lang::node_ext::NodeExt;
 use nodes::{row_of_end, wrapper_of};
 
 /// A parse doing more work than this is abandoned and the file windowed:
@@ -272,7 +273,7 @@ impl<'s> Cx<'s> {
                 continue;
             }
             // Read once for the kind lists below.
-            let kind = child.kind();
+            let kind = child.kind_name();
             match self
                 .spec
                 .classify(Source(self.src), child, kind)
@@ -370,7 +371,7 @@ impl<'s> Cx<'s> {
     ) -> u32 {
         let mut start_line = outer.start_position().row as u32 + 1;
         for p in before {
-            if !self.spec.doc_kinds.contains(&p.kind())
+            if !self.spec.doc_kinds.contains(&p.kind_name())
                 || row_of_end(p) + 2 < start_line
                 || !(self.spec.doc_belongs)(Source(self.src), p, name)
             {

@@ -2,6 +2,7 @@
 
 use tree_sitter::Node;
 
+use crate::lang::node_ext::NodeExt;
 use crate::lang::spec::LangSpec;
 
 pub(super) fn row_of_end(n: Node<'_>) -> u32 {
@@ -23,7 +24,7 @@ pub(super) fn wrapper_of<'t>(spec: &LangSpec, n: Node<'t>) -> Node<'t> {
     }
     let mut cur = n;
     while let Some(p) = cur.parent() {
-        if spec.wrappers.contains(&p.kind()) {
+        if spec.wrappers.contains(&p.kind_name()) {
             cur = p;
         } else {
             break;
