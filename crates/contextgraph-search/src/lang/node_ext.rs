@@ -43,12 +43,15 @@ thread_local! {
         RefCell::new([FieldSlot { grammar: 0, name: 0, len: 0, id: 0 }; FIELD_SLOTS])
     };
     /// The last grammar whose kind names were read, and its table.
-    static LAST_KINDS: Cell<(usize, &'static [&'static str])> = const { Cell::new((0, &[])) };
+    static LAST_KINDS: Cell<(usize, KindNames)> = const { Cell::new((0, &[])) };
 }
+
+/// A grammar's kind names by kind id.
+type KindNames = &'static [&'static str];
 
 /// Kind-name tables by grammar, one per grammar for the process: a few
 /// hundred names each, for the twenty-odd grammars compiled in.
-static KIND_NAMES: OnceLock<Mutex<Vec<(usize, &'static [&'static str])>>> = OnceLock::new();
+static KIND_NAMES: OnceLock<Mutex<Vec<(usize, KindNames)>>> = OnceLock::new();
 
 /// What the chunker asks of a syntax node, answered as tree-sitter does.
 pub(crate) trait NodeExt<'t> {
@@ -112,7 +115,7 @@ impl<'t> NodeExt<'t> for Node<'t> {
 /// id is its grammar's public symbol, whose name is the name of the
 /// symbol `kind()` reads (aliases included): tree-sitter maps a symbol to
 /// the first one of the same name and namedness.
-fn kind_names(n: Node<'_>, grammar: usize) -> &'static [&'static str] {
+fn kind_names(n: Node<'_>, grammar: usize) -> KindNames {
     let tables = KIND_NAMES.get_or_init(|| Mutex::new(Vec::new()));
     // A panic elsewhere while the lock was held leaves complete entries.
     let mut tables = tables
@@ -130,7 +133,7 @@ fn kind_names(n: Node<'_>, grammar: usize) -> &'static [&'static str] {
                 .unwrap_or("")
         })
         .collect();
-    let names: &'static [&'static str] = Box::leak(names.into_boxed_slice());
+    let names: KindNames = Box::leak(names.into_boxed_slice());
     tables.push((grammar, names));
     names
 }

@@ -87,84 +87,51 @@ fn role_in(roles: &[KindRole], n: Node<'_>) -> KindRole {
         .unwrap_or(KindRole::Other)
 }
 
+/// A node with at most this many children (anonymous ones included) has
+/// them read by index, one with more by a cursor: reading child `i` walks
+/// the node's children from the first, so a node's children read by index
+/// cost a number of steps quadratic in their count, each step a few dozen
+/// instructions, against several hundred for a cursor step.
+const CHILDREN_BY_INDEX: usize = 16;
+
 /// The nodes under `root` (itself included) that add edges, with their
-/// roles, in post-order from left to right: reversed, the order in which
-/// the walk this replaced visited them (a stack of nodes, each popped node
-/// pushing its named children, so from right to left in pre-order). The
-/// nodes walked are the same: `root`, then the named children of every
-/// walked node that is neither opaque nor `MAX_DEPTH` deep.
+/// roles, in the order the walk visits them: `root`, then the named
+/// children of every visited node that is neither opaque nor `MAX_DEPTH`
+/// deep, from a stack (so from right to left in pre-order).
 ///
-/// One cursor moves through the tree (first child, next sibling, parent).
-/// A cursor step costs hundreds of instructions (a repetition is a hidden
-/// binary tree the cursor climbs through), so the walk counts each node's
-/// named children and returns to the parent after the last one instead of
-/// stepping over the anonymous tokens after it (`)`, `}`, `;`), and does
-/// not look for children in a node without named ones (identifiers,
-/// literals). Resetting a cursor on every named node and iterating its
-/// named children, as before, took a step past the last one on each.
+/// A node's named children were read with a cursor reset on it; a cursor
+/// step costs several hundred instructions (repetitions are hidden binary
+/// trees the cursor climbs through, and it recomputes each child's
+/// position and alias as it goes) and the walk took one for every child,
+/// anonymous tokens included. Most nodes have a few children: those are
+/// read by index (tree-sitter descends by the hidden nodes' child counts),
+/// the same children in the same order, and a node without named
+/// children (identifiers, literals) is not looked into.
 fn acting_nodes<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRole)> {
     let mut found = Vec::new();
-    // The walked nodes from `root` down to the cursor's, each with its
-    // role and its named children not yet walked: each is added to `found`
-    // (if it acts) once its children are done.
-    let mut open: Vec<(Node<'t>, KindRole, usize)> = Vec::with_capacity(64);
+    let mut stack = vec![(root, 0usize)];
+    // For nodes with many children.
     let mut cursor = root.walk();
-    let mut node = root;
-    'walk: loop {
-        let role = role_in(roles, node);
-        // `open.len()` is the node's depth.
-        let named = if open.len() < MAX_DEPTH && role != KindRole::Opaque {
-            node.named_child_count()
+    while let Some((n, depth)) = stack.pop() {
+        let role = role_in(roles, n);
+        if !matches!(role, KindRole::Other | KindRole::Opaque) {
+            found.push((n, role));
+        }
+        if depth >= MAX_DEPTH || role == KindRole::Opaque || n.named_child_count() == 0 {
+            continue;
+        }
+        let count = n.child_count();
+        if count <= CHILDREN_BY_INDEX {
+            for i in 0..count {
+                if let Some(child) = n.child(i).filter(|c| c.is_named()) {
+                    stack.push((child, depth + 1));
+                }
+            }
         } else {
-            0
-        };
-        open.push((node, role, named));
-        if named > 0 && cursor.goto_first_child() {
-            if let Some(child) = named_here_or_after(&mut cursor) {
-                node = child;
-                if let Some(parent) = open.last_mut() {
-                    parent.2 -= 1;
-                }
-                continue 'walk;
-            }
-            cursor.goto_parent();
+            stack.extend(n.named_children(&mut cursor).map(|c| (c, depth + 1)));
         }
-        // The cursor's node is done: so is each ancestor whose named
-        // children are all walked.
-        while let Some((done, role, _)) = open.pop() {
-            if !matches!(role, KindRole::Other | KindRole::Opaque) {
-                found.push((done, role));
-            }
-            let Some(parent) = open.last_mut() else {
-                break 'walk;
-            };
-            if parent.2 > 0 && cursor.goto_next_sibling() {
-                if let Some(next) = named_here_or_after(&mut cursor) {
-                    parent.2 -= 1;
-                    node = next;
-                    continue 'walk;
-                }
-            }
-            cursor.goto_parent();
-        }
-        break;
     }
     found
-}
-
-/// The first named node from the cursor's on along its siblings, the
-/// cursor left on it; `None` (the cursor on the last sibling) when there
-/// is none.
-fn named_here_or_after<'t>(cursor: &mut tree_sitter::TreeCursor<'t>) -> Option<Node<'t>> {
-    loop {
-        let n = cursor.node();
-        if n.is_named() {
-            return Some(n);
-        }
-        if !cursor.goto_next_sibling() {
-            return None;
-        }
-    }
 }
 
 impl<'s> Cx<'s> {
@@ -182,7 +149,7 @@ impl<'s> Cx<'s> {
         let roles = edge_kind_ids(self.lang, self.spec, &root.language());
         // Nodes with edges, in the order their edges are added (the order
         // of each chunk's edge lists, capped at `MAX_EDGES_PER_CHUNK`).
-        for &(n, role) in acting_nodes(root, &roles).iter().rev() {
+        for (n, role) in acting_nodes(root, &roles) {
             let line = n.start_position().row + 1;
             if let Some(t) = owner.get(line).copied().flatten() {
                 self.edges_of(n, role, &mut chunks[t]);
@@ -295,7 +262,7 @@ mod tests {
     ];
 
     /// The walk [`acting_nodes`] replaced: a stack of nodes, each popped
-    /// node pushing its named children.
+    /// node pushing its named children read with a cursor.
     fn stack_walk<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRole)> {
         let mut visited = Vec::new();
         let mut stack = vec![(root, 0usize)];
@@ -315,14 +282,13 @@ mod tests {
     }
 
     /// `text` (in `lang`) yields the nodes with edges that the stack walk
-    /// visits, in its order reversed; returns how many.
+    /// visits, in its order; returns how many.
     fn assert_walks_agree(lang: Language, what: &str, text: &str) -> usize {
         let spec = lang.spec().expect("a code language");
         let tree = parse(lang, &lang.parse_input(text)).expect("parses");
         let root = tree.root_node();
         let roles = edge_kind_ids(lang, spec, &root.language());
-        let mut walked = acting_nodes(root, &roles);
-        walked.reverse();
+        let walked = acting_nodes(root, &roles);
         let expected = stack_walk(root, &roles);
         assert!(
             walked == expected,
@@ -333,14 +299,29 @@ mod tests {
         walked.len()
     }
 
-    /// The cursor walk finds the nodes the stack walk visited, in the same
-    /// order (the order of each chunk's capped edge lists): on the samples,
-    /// on this crate's own sources, on a parse error, on token trees (opaque)
-    /// and on nesting deeper than `MAX_DEPTH`, where both stop.
+    /// The walk reading children by index finds the nodes the walk with a
+    /// cursor visited, in the same order (the order of each chunk's capped
+    /// edge lists): on the samples, on sources in every grammar (parse
+    /// errors included), on this crate's own sources (nodes with more
+    /// children than are read by index), on token trees (opaque) and on
+    /// nesting deeper than `MAX_DEPTH`, where both stop.
     #[test]
-    fn the_cursor_walk_visits_what_the_stack_walk_did_in_its_order() {
+    fn the_walk_visits_what_the_cursor_walk_did_in_its_order() {
         for (lang, rel_path, text) in SAMPLES {
             assert!(assert_walks_agree(lang, rel_path, text) > 0);
+        }
+        let texts = [
+            "fn a(b: C) -> D { e.f(g::h(1)); i!(j) }\nimpl<K> L for M<K> { fn n() {} }\n",
+            "def a(b):\n    return c.d(e)\nclass F(G):\n    x = h[1]\n",
+            "function a(b) { return c.d(new E(f)); }\nclass G extends H { m() {} }\n",
+            "package a\nfunc (r *R) B(c C) D { return e.F(g) }\n",
+            "#include <a.h>\nint b(struct c d) { return e(d.f, 1, 2, 3, 4, 5, 6, 7, 8, 9); }\n",
+            "}} fn ( { [ \"unterminated\n a b c d e f g h i j k l m n o p q r s t u v w\n",
+        ];
+        for lang in Language::ALL.into_iter().filter(Language::is_code) {
+            for text in texts {
+                assert_walks_agree(lang, "a sample", text);
+            }
         }
         let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
         let mut dirs = vec![std::path::PathBuf::from(src)];
