@@ -105,8 +105,9 @@ const CHILDREN_BY_INDEX: usize = 16;
 /// position and alias as it goes) and the walk took one for every child,
 /// anonymous tokens included. Most nodes have a few children: those are
 /// read by index (tree-sitter descends by the hidden nodes' child counts),
-/// the same children in the same order, and a node without named
-/// children (identifiers, literals) is not looked into.
+/// the same children in the same order, up to the last named one (by the
+/// node's count of them, as before), and a node without named children
+/// (identifiers, literals) is not looked into.
 fn acting_nodes<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRole)> {
     let mut found = Vec::new();
     let mut stack = vec![(root, 0usize)];
@@ -117,14 +118,24 @@ fn acting_nodes<'t>(root: Node<'t>, roles: &[KindRole]) -> Vec<(Node<'t>, KindRo
         if !matches!(role, KindRole::Other | KindRole::Opaque) {
             found.push((n, role));
         }
-        if depth >= MAX_DEPTH || role == KindRole::Opaque || n.named_child_count() == 0 {
+        if depth >= MAX_DEPTH || role == KindRole::Opaque {
+            continue;
+        }
+        let mut named = n.named_child_count();
+        if named == 0 {
             continue;
         }
         let count = n.child_count();
         if count <= CHILDREN_BY_INDEX {
+            // Up to the last named child: the anonymous tokens after it
+            // (`)`, `}`, `;`) are the dearest to read by index.
             for i in 0..count {
                 if let Some(child) = n.child(i).filter(|c| c.is_named()) {
                     stack.push((child, depth + 1));
+                    named -= 1;
+                    if named == 0 {
+                        break;
+                    }
                 }
             }
         } else {
