@@ -63,13 +63,20 @@ impl TermCounts {
 
     /// Append a term greater than every term so far (callers sort first).
     pub(crate) fn push_sorted(&mut self, term: &str, count: u32) {
+        self.push_sorted_bytes(term.as_bytes(), count);
+    }
+
+    /// [`TermCounts::push_sorted`] for a term held as bytes, which must be
+    /// UTF-8 (readers would see an empty term otherwise); the counting of
+    /// a chunk's terms (`tokenize.rs`) knows its terms are, without
+    /// checking each again.
+    pub(crate) fn push_sorted_bytes(&mut self, term: &[u8], count: u32) {
         // A term is a word of at most a few dozen bytes (longer runs are
         // not indexed); a longer one read from a damaged journal is cut to
         // what the length prefix can say rather than misread.
         let len = u32::try_from(term.len()).unwrap_or(u32::MAX);
         push_varint(&mut self.packed, len);
-        self.packed
-            .extend_from_slice(&term.as_bytes()[..len as usize]);
+        self.packed.extend_from_slice(&term[..len as usize]);
         push_varint(&mut self.packed, count);
         self.terms += 1;
     }
@@ -94,6 +101,15 @@ impl TermCounts {
 
     /// `(term, count)` in term order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        // Only `push_sorted` writes, from UTF-8: never empty in practice.
+        self.iter_bytes()
+            .map(|(term, count)| (std::str::from_utf8(term).unwrap_or(""), count))
+    }
+
+    /// [`TermCounts::iter`] with the terms as bytes, unchecked: for the
+    /// index, which interns every term of every chunk of a cold build and
+    /// needs to check only the new ones.
+    pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
         let mut at = 0usize;
         std::iter::from_fn(move || {
             if at >= self.packed.len() {
@@ -103,8 +119,7 @@ impl TermCounts {
             let term = self.packed.get(at..at + len)?;
             at += len;
             let count = read_varint(&self.packed, &mut at)?;
-            // Only `push_sorted` writes, from `&str`s: always UTF-8.
-            Some((std::str::from_utf8(term).unwrap_or(""), count))
+            Some((term, count))
         })
     }
 
