@@ -120,7 +120,7 @@ impl TermDict {
 
     #[cfg(test)]
     pub(super) fn intern(&mut self, term: &str) -> (u32, bool) {
-        self.intern_bytes(term.as_bytes())
+        self.intern_bytes(term.as_bytes()).unwrap_or((u32::MAX, false))
     }
 
     /// The id of `term` and whether it is new; terms come as bytes from
