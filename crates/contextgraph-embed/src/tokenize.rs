@@ -106,6 +106,8 @@ pub fn for_each_token_at(text: &str, mut emit: impl FnMut(&str, usize)) {
     let mut lowered = String::new();
     let mut part_chars = 0usize;
     let mut part_start = 0usize;
+    // Whether the part is ASCII lowercase letters or digits so far.
+    let mut plain = true;
     let mut prev = Class::Other;
     let mut i = 0usize;
     while let Some((c, len)) = char_at(text, i) {
@@ -114,10 +116,13 @@ pub fn for_each_token_at(text: &str, mut emit: impl FnMut(&str, usize)) {
         let cls = class(c);
         if cls == Class::Other {
             if part_chars > 0 {
-                flush(text, part_start..at, part_chars, &mut lowered, &mut emit);
+                let part = (part_start..at, part_chars, plain);
+                flush(text, part, &mut lowered, &mut emit);
                 part_chars = 0;
             }
             prev = Class::Other;
+            // The ASCII separators that follow change nothing more.
+            i += ascii_run(text, i, Class::Other);
             continue;
         }
         let boundary = match (prev, cls) {
@@ -131,16 +136,40 @@ pub fn for_each_token_at(text: &str, mut emit: impl FnMut(&str, usize)) {
             _ => false,
         };
         if boundary {
-            flush(text, part_start..at, part_chars, &mut lowered, &mut emit);
+            flush(text, (part_start..at, part_chars, plain), &mut lowered, &mut emit);
             part_chars = 0;
         }
         if part_chars == 0 {
             part_start = at;
+            plain = true;
+        }
+        if cls == Class::Upper || len > 1 {
+            plain = false;
         }
         part_chars += 1;
         prev = cls;
+        if matches!(cls, Class::Lower | Class::Digit) {
+            // A lowercase letter after a lowercase letter, a digit after a
+            // digit: no boundary, the part grows by one. Most characters
+            // of code are such, taken here a byte at a time.
+            let run = ascii_run(text, i, cls);
+            i += run;
+            part_chars += run;
+        }
     }
-    flush(text, part_start..i, part_chars, &mut lowered, &mut emit);
+    flush(text, (part_start..i, part_chars, plain), &mut lowered, &mut emit);
+}
+
+/// How many ASCII characters of class `cls` follow in `text` from byte
+/// `i`.
+#[inline]
+fn ascii_run(text: &str, i: usize, cls: Class) -> usize {
+    text.as_bytes()
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&b| ASCII_CLASS.get(usize::from(b)) == Some(&cls))
+        .count()
 }
 
 /// Collects the tokens of `text` into owned strings (for tests and tools;
@@ -151,14 +180,14 @@ pub fn tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// Normalises and emits the part at `range` of `text` (`chars`
-/// characters long; nothing when empty): rules 3 to 5. A part that is
-/// lowercase ASCII already (most words of code) is emitted as a slice of
-/// `text`, without a copy; others are lowercased into `lowered`.
+/// Normalises and emits a part (nothing when empty): rules 3 to 5. The
+/// part is `(range, chars, plain)`: its bytes in `text`, its length in
+/// characters, and whether all are ASCII lowercase letters or digits. A
+/// plain part (most words of code) is emitted as a slice of `text`,
+/// without a copy; others are lowercased into `lowered`.
 fn flush(
     text: &str,
-    range: std::ops::Range<usize>,
-    chars: usize,
+    (range, chars, plain): (std::ops::Range<usize>, usize, bool),
     lowered: &mut String,
     emit: &mut impl FnMut(&str, usize),
 ) {
@@ -169,7 +198,7 @@ fn flush(
     let Some(raw) = text.get(range) else {
         return;
     };
-    let copied = !raw.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase());
+    let copied = !plain;
     if copied {
         lowered.clear();
         if raw.is_ascii() {
