@@ -185,12 +185,17 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
     let mut lower = String::new();
     let mut part_lower = String::new();
     let mut i = 0usize;
-    while i < bytes.len() {
+    // The byte loops below are tight on purpose: they run over every byte
+    // of every chunk a build indexes (ASCII bytes by one table lookup,
+    // other characters decoded only where they occur).
+    while let Some(&b) = bytes.get(i) {
         // Skip to the next word.
-        let b = bytes[i];
         if b < 0x80 {
             if !is_ascii_word_byte(b) {
                 i += 1;
+                while bytes.get(i).is_some_and(|&b| b < 0x80 && !is_ascii_word_byte(b)) {
+                    i += 1;
+                }
                 continue;
             }
         } else {
@@ -203,22 +208,27 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
         let start = i;
         let mut ascii = true;
         let mut classes = 0u8;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
+        loop {
+            while let Some(&b) = bytes.get(i) {
                 let class = WORD_BYTES[usize::from(b)];
                 if class == 0 {
                     break;
                 }
                 classes |= class;
                 i += 1;
-            } else {
-                let c = text[i..].chars().next().unwrap_or(' ');
-                if !c.is_alphanumeric() {
-                    break;
+            }
+            // Stopped at the end, an ASCII separator or a non-ASCII
+            // character (class 0 too), which may continue the word.
+            match bytes.get(i) {
+                Some(&b) if b >= 0x80 => {
+                    let c = text[i..].chars().next().unwrap_or(' ');
+                    if !c.is_alphanumeric() {
+                        break;
+                    }
+                    ascii = false;
+                    i += c.len_utf8();
                 }
-                ascii = false;
-                i += c.len_utf8();
+                _ => break,
             }
         }
         let word = &text[start..i];
@@ -342,11 +352,15 @@ fn split_parts(word: &str, mut emit: impl FnMut(usize, usize)) {
 /// decoding characters. Every candidate's symbol name is tokenized on
 /// every query, and every chunk when it is indexed.
 fn split_ascii_parts(word: &[u8], mut emit: impl FnMut(usize, usize)) {
+    // The byte classes of [`WORD_BYTES`] instead of the `is_ascii_*`
+    // tests: the same tests on word bytes, one lookup per byte.
+    let class = |b: u8| WORD_BYTES[usize::from(b)];
     let mut start = 0usize;
     let mut prev: Option<u8> = None;
     for (pos, &c) in word.iter().enumerate() {
+        let c = class(c);
         let before = prev.replace(c);
-        if c == b'_' {
+        if c == UNDERSCORE {
             if pos > start {
                 emit(start, pos);
             }
@@ -357,13 +371,11 @@ fn split_ascii_parts(word: &[u8], mut emit: impl FnMut(usize, usize)) {
         if pos == start {
             continue;
         }
-        let next = word.get(pos + 1).copied();
-        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (p.is_ascii_uppercase()
-                && c.is_ascii_uppercase()
-                && next.is_some_and(|n| n.is_ascii_lowercase()))
-            || (p.is_ascii_alphabetic() && c.is_ascii_digit())
-            || (p.is_ascii_digit() && c.is_ascii_alphabetic());
+        let boundary = match (p, c) {
+            (LOWER, UPPER) | (LOWER | UPPER, DIGIT) | (DIGIT, LOWER | UPPER) => true,
+            (UPPER, UPPER) => word.get(pos + 1).is_some_and(|&n| class(n) == LOWER),
+            _ => false,
+        };
         if boundary {
             emit(start, pos);
             start = pos;
