@@ -275,15 +275,17 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
 /// (`ChunkRecord::symbol_tokens`) so that queries match names without
 /// tokenizing them.
 pub fn symbol_tokens(qualified: &str) -> String {
-    // Built in place, the tokens seen so far read back from it: one
-    // allocation per symbol instead of one per token (it runs on every
-    // symbol chunk a build indexes).
+    // Built in place, the tokens seen so far compared where they are in
+    // it: two allocations per symbol instead of one per token (it runs on
+    // every symbol chunk a build indexes).
     let mut out = String::new();
+    let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
     tokens(qualified, |t| {
-        if !out.split(' ').any(|s| s == t) {
+        if !seen.iter().any(|r| out.get(r.clone()) == Some(t)) {
             if !out.is_empty() {
                 out.push(' ');
             }
+            seen.push(out.len()..out.len() + t.len());
             out.push_str(t);
         }
     });
