@@ -7,8 +7,8 @@
 //! exact symbol match ranks first; the parts let prose queries ("retry loop")
 //! find code.
 
-pub use crate::term_counts::TermCounts;
 pub(crate) use crate::term_counts::term_frequencies_of;
+pub use crate::term_counts::TermCounts;
 
 /// Longest run treated as a word (longer runs are data, not identifiers).
 const MAX_WORD_BYTES: usize = 64;
@@ -38,8 +38,7 @@ fn is_stopword_bytes(w: &[u8]) -> bool {
     // keeps it equal to [`STOPWORDS`].
     matches!(
         w,
-        b"a"
-            | b"all"
+        b"a" | b"all"
             | b"an"
             | b"and"
             | b"any"
@@ -193,7 +192,10 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
         if b < 0x80 {
             if !is_ascii_word_byte(b) {
                 i += 1;
-                while bytes.get(i).is_some_and(|&b| b < 0x80 && !is_ascii_word_byte(b)) {
+                while bytes
+                    .get(i)
+                    .is_some_and(|&b| b < 0x80 && !is_ascii_word_byte(b))
+                {
                     i += 1;
                 }
                 continue;
@@ -670,9 +672,34 @@ mod tests {
     fn sort_key_counting_is_exact_on_awkward_terms() {
         let long = "x".repeat(MAX_WORD_BYTES - 8);
         let pieces: &[&str] = &[
-            "abcdefgh", "abcdefg", "abcdefghi", "abcdefghj", "ABCDEFGHX", "Abcdefgh", "abcdefgh_",
-            "zz", "z", "é", "É", "İ", "ß", "ﬁ", "Σ", "٣", "_", " ", "\n", ".", "0", "9", "aB",
-            "the", "HTTPServer", &long, "12345678", "123456789",
+            "abcdefgh",
+            "abcdefg",
+            "abcdefghi",
+            "abcdefghj",
+            "ABCDEFGHX",
+            "Abcdefgh",
+            "abcdefgh_",
+            "zz",
+            "z",
+            "é",
+            "É",
+            "İ",
+            "ß",
+            "ﬁ",
+            "Σ",
+            "٣",
+            "_",
+            " ",
+            "\n",
+            ".",
+            "0",
+            "9",
+            "aB",
+            "the",
+            "HTTPServer",
+            &long,
+            "12345678",
+            "123456789",
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = |n: usize| {

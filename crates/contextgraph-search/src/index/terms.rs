@@ -79,10 +79,7 @@ impl TermDict {
 
     /// [`TermDict::get`] for a term as bytes.
     fn get_bytes(&self, term: &[u8]) -> Option<u32> {
-        let saved = self
-            .frozen
-            .as_ref()
-            .and_then(|f| f.find(&f.terms, term));
+        let saved = self.frozen.as_ref().and_then(|f| f.find(&f.terms, term));
         match saved {
             Some(i) => Some(i as u32),
             None => self.tail_get(term).map(|i| i + self.frozen_len() as u32),
@@ -94,7 +91,9 @@ impl TermDict {
         let hash = self.hasher.hash_one(term);
         let (bytes, ends) = (self.tail_bytes.as_bytes(), &self.tail_ends);
         self.tail_ids
-            .find(hash, |&i| tail_term_bytes(bytes, ends, i as usize) == Some(term))
+            .find(hash, |&i| {
+                tail_term_bytes(bytes, ends, i as usize) == Some(term)
+            })
             .copied()
     }
 
@@ -120,7 +119,8 @@ impl TermDict {
 
     #[cfg(test)]
     pub(super) fn intern(&mut self, term: &str) -> (u32, bool) {
-        self.intern_bytes(term.as_bytes()).unwrap_or((u32::MAX, false))
+        self.intern_bytes(term.as_bytes())
+            .unwrap_or((u32::MAX, false))
     }
 
     /// The id of `term` and whether it is new; terms come as bytes from
