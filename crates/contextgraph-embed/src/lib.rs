@@ -35,6 +35,7 @@ mod model;
 pub mod safetensors;
 pub mod tokenize;
 pub mod train;
+mod vocab_index;
 mod writer;
 
 pub use builtin::builtin;
