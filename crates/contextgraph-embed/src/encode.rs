@@ -95,7 +95,7 @@ impl StaticModel {
     /// operations in the same order give the same bits).
     pub fn add_text(&self, text: &str, out: &mut [f32]) {
         for_each_token(text, |token| {
-            if let Some(id) = self.index.get(&self.tokens, token) {
+            if let Some(&id) = self.index.get(token) {
                 self.add_row(id, out);
             }
         });
@@ -108,7 +108,7 @@ impl StaticModel {
     /// tokenizing or looking them up again.
     pub fn for_each_known_token(&self, text: &str, mut emit: impl FnMut(u32, usize)) {
         for_each_token_at(text, |token, at| {
-            if let Some(id) = self.index.get(&self.tokens, token) {
+            if let Some(&id) = self.index.get(token) {
                 emit(id, at);
             }
         });

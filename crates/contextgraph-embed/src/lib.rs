@@ -35,7 +35,6 @@ mod model;
 pub mod safetensors;
 pub mod tokenize;
 pub mod train;
-mod vocab_index;
 mod writer;
 
 pub use builtin::builtin;

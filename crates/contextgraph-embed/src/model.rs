@@ -7,12 +7,12 @@
 
 use std::path::Path;
 
+use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::error::ModelError;
 use crate::safetensors::{dtype, SafeTensors, TensorInfo};
 use crate::tokenize::TOKENIZER_NAME;
-use crate::vocab_index::VocabIndex;
 
 /// Name of the `[vocab, dim]` tensor of token vectors.
 pub const EMBEDDINGS_TENSOR: &str = "embeddings";
@@ -36,7 +36,7 @@ pub const SIBLING_VOCAB_FILE: &str = "vocab.txt";
 /// is one multiply-add per dimension per token.
 #[derive(Debug, Clone)]
 pub struct StaticModel {
-    pub(crate) index: VocabIndex,
+    pub(crate) index: FxHashMap<Box<str>, u32>,
     pub(crate) tokens: Vec<Box<str>>,
     pub(crate) dim: usize,
     pub(crate) vectors: Vec<f32>,
@@ -194,7 +194,7 @@ impl StaticModel {
 
     /// The row of `token` (already normalised by the tokenizer), if known.
     pub fn token_id(&self, token: &str) -> Option<usize> {
-        self.index.get(&self.tokens, token).map(|i| i as usize)
+        self.index.get(token).map(|&i| i as usize)
     }
 
     /// The token of row `id`.
@@ -356,7 +356,7 @@ fn read_row_f32(
 }
 
 /// Splits the vocabulary text into tokens and checks it against the rows.
-type Vocab = (Vec<Box<str>>, VocabIndex);
+type Vocab = (Vec<Box<str>>, FxHashMap<Box<str>, u32>);
 
 fn parse_vocab(text: &str, rows: usize, file: &str) -> Result<Vocab, ModelError> {
     let vocab_err = |detail: String| ModelError::Vocab {
@@ -380,14 +380,15 @@ fn parse_vocab(text: &str, rows: usize, file: &str) -> Result<Vocab, ModelError>
             "{rows} rows exceed the supported maximum"
         )));
     }
-    let mut index = VocabIndex::with_capacity(rows);
+    let mut index = FxHashMap::default();
+    index.reserve(rows);
     for (row, token) in tokens.iter().enumerate() {
         if token.is_empty() || token.chars().any(char::is_whitespace) {
             return Err(vocab_err(format!(
                 "token at row {row} is empty or holds whitespace"
             )));
         }
-        if let Err(first) = index.insert(&tokens, row) {
+        if let Some(first) = index.insert(token.clone(), row as u32) {
             return Err(vocab_err(format!(
                 "token `{token}` appears at rows {first} and {row}"
             )));

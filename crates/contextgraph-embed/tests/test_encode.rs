@@ -134,14 +134,3 @@ fn rows_added_in_groups_are_rows_added_one_by_one() {
         assert_eq!(bits(&grouped), bits(&single), "{ids:?}");
     }
 }
-
-/// Every token of the shipped vocabulary looks up to its own row.
-#[test]
-fn every_shipped_token_finds_its_row() {
-    let model = contextgraph_embed::builtin().expect("the shipped model loads");
-    for row in 0..model.vocab_len() {
-        let token = model.token(row).expect("a row has a token");
-        assert_eq!(model.token_id(token), Some(row), "{token}");
-        assert_eq!(model.token_id(&format!("{token}\u{1}")), None);
-    }
-}
