@@ -169,7 +169,11 @@ pub(crate) fn term_frequencies_of(parts: &[&str]) -> (TermCounts, u32) {
             std::cell::RefCell::new(CountScratch::default());
     }
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => scratch.count(parts),
+        Ok(mut scratch) => {
+            let counted = scratch.count(parts);
+            scratch.trim();
+            counted
+        }
         // Not reentrant in practice; a fresh buffer keeps it correct.
         Err(_) => CountScratch::default().count(parts),
     })
@@ -187,6 +191,9 @@ struct CountScratch {
     /// The result, built here and copied out at its exact size.
     out: TermCounts,
 }
+
+/// Bytes of [`CountScratch`] buffer kept for the next chunk at most.
+const SCRATCH_KEPT: usize = 1 << 20;
 
 /// Bytes of a term in the high half of its [`occurrence`].
 const KEY_BYTES: usize = 8;
@@ -297,6 +304,20 @@ impl CountScratch {
         (out.clone(), total)
     }
 
+    /// Drops buffers a huge chunk grew: they are not kept for the thread's
+    /// lifetime.
+    fn trim(&mut self) {
+        if self.bytes.capacity() > SCRATCH_KEPT {
+            self.bytes = Vec::new();
+        }
+        if self.occurrences.capacity() * 16 > SCRATCH_KEPT {
+            self.occurrences = Vec::new();
+        }
+        if self.out.packed.capacity() > SCRATCH_KEPT {
+            self.out = TermCounts::default();
+        }
+    }
+
     /// Puts in term order the occurrences the integer sort left out of it:
     /// runs sharing their first eight bytes with terms longer than that
     /// (see [`occurrence`]), whose longer terms are sorted by their bytes.
@@ -364,6 +385,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A chunk larger than the buffers kept counts right, and so does the
+    /// chunk after it (the buffers dropped in between).
+    #[test]
+    fn a_huge_chunk_and_the_next_count_right() {
+        let huge = "alpha Beta ".repeat(100_000);
+        let (terms, total) = term_frequencies_of(&[&huge]);
+        let expected = [("alpha".to_owned(), 100_000), ("beta".to_owned(), 100_000)];
+        assert_eq!((terms.to_vec(), total), (expected.to_vec(), 200_000));
+        let (terms, total) = term_frequencies_of(&["gamma delta gamma"]);
+        let expected = [("delta".to_owned(), 1), ("gamma".to_owned(), 2)];
+        assert_eq!((terms.to_vec(), total), (expected.to_vec(), 3));
     }
 
     #[test]
