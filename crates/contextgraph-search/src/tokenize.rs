@@ -283,9 +283,9 @@ pub fn symbol_tokens(qualified: &str) -> String {
     let mut out = String::new();
     let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
     tokens(qualified, |t| {
-        let seen_before = seen.iter().any(|r| {
-            r.len() == t.len() && out.as_bytes().get(r.clone()) == Some(t.as_bytes())
-        });
+        let seen_before = seen
+            .iter()
+            .any(|r| r.len() == t.len() && out.as_bytes().get(r.clone()) == Some(t.as_bytes()));
         if !seen_before {
             if !out.is_empty() {
                 out.push(' ');
