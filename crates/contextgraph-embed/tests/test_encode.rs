@@ -95,3 +95,42 @@ fn free_functions_handle_zero_and_unnormalised_vectors() {
         Some(vec![0.6, 0.8])
     );
 }
+
+/// Rows added four at a time give the bits rows added one at a time give
+/// (the cold build's embeddings must not change), whatever the count, with
+/// repeated rows and with ids out of range among them.
+#[test]
+fn rows_added_in_groups_are_rows_added_one_by_one() {
+    let model = contextgraph_embed::builtin().expect("the shipped model loads");
+    let vocab = model.vocab_len() as u64;
+    let mut state = 0x853C_49E6_748F_EA9Bu64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    for round in 0..300 {
+        let count = (next() % 40) as usize;
+        let ids: Vec<u32> = (0..count)
+            .map(|_| match next() % 20 {
+                0 => u32::MAX,
+                1 => vocab as u32,
+                _ => (next() % vocab) as u32,
+            })
+            .collect();
+        let mut grouped = vec![0.0f32; model.dim()];
+        let mut single = vec![0.0f32; model.dim()];
+        if round % 2 == 1 {
+            // From a sum already under way, as a chunk starts from its path's.
+            model.add_text("src/index/update.rs", &mut grouped);
+            model.add_text("src/index/update.rs", &mut single);
+        }
+        model.add_rows(&ids, &mut grouped);
+        for id in &ids {
+            model.add_rows(std::slice::from_ref(id), &mut single);
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&grouped), bits(&single), "{ids:?}");
+    }
+}

@@ -7,8 +7,7 @@
 //! exact symbol match ranks first; the parts let prose queries ("retry loop")
 //! find code.
 
-use std::borrow::Cow;
-
+pub(crate) use crate::term_counts::term_frequencies_of;
 pub use crate::term_counts::TermCounts;
 
 /// Longest run treated as a word (longer runs are data, not identifiers).
@@ -28,54 +27,60 @@ const STOPWORDS: &[&str] = &[
 const MAX_STOPWORD_BYTES: usize = 5;
 
 fn is_stopword(w: &str) -> bool {
+    is_stopword_bytes(w.as_bytes())
+}
+
+/// [`is_stopword`] on bytes: callers holding an ASCII copy skip the UTF-8
+/// check a `&str` would need.
+fn is_stopword_bytes(w: &[u8]) -> bool {
     // One `match` (a jump on length, then a few compares) rather than a
     // binary search: it runs on every short token at index time. A test
     // keeps it equal to [`STOPWORDS`].
     matches!(
         w,
-        "a" | "all"
-            | "an"
-            | "and"
-            | "any"
-            | "are"
-            | "as"
-            | "at"
-            | "be"
-            | "but"
-            | "by"
-            | "can"
-            | "do"
-            | "does"
-            | "else"
-            | "for"
-            | "from"
-            | "has"
-            | "how"
-            | "if"
-            | "in"
-            | "into"
-            | "is"
-            | "it"
-            | "its"
-            | "not"
-            | "of"
-            | "on"
-            | "or"
-            | "so"
-            | "that"
-            | "the"
-            | "then"
-            | "this"
-            | "to"
-            | "was"
-            | "we"
-            | "were"
-            | "what"
-            | "when"
-            | "which"
-            | "will"
-            | "with"
-            | "you"
+        b"a" | b"all"
+            | b"an"
+            | b"and"
+            | b"any"
+            | b"are"
+            | b"as"
+            | b"at"
+            | b"be"
+            | b"but"
+            | b"by"
+            | b"can"
+            | b"do"
+            | b"does"
+            | b"else"
+            | b"for"
+            | b"from"
+            | b"has"
+            | b"how"
+            | b"if"
+            | b"in"
+            | b"into"
+            | b"is"
+            | b"it"
+            | b"its"
+            | b"not"
+            | b"of"
+            | b"on"
+            | b"or"
+            | b"so"
+            | b"that"
+            | b"the"
+            | b"then"
+            | b"this"
+            | b"to"
+            | b"was"
+            | b"we"
+            | b"were"
+            | b"what"
+            | b"when"
+            | b"which"
+            | b"will"
+            | b"with"
+            | b"you"
     )
 }
 
@@ -107,7 +112,7 @@ fn is_ascii_stopword(w: &str) -> bool {
     let buf = &mut buf[..w.len()];
     buf.copy_from_slice(w.as_bytes());
     buf.make_ascii_lowercase();
-    std::str::from_utf8(buf).is_ok_and(is_stopword)
+    is_stopword_bytes(buf)
 }
 
 /// One token as [`for_each_token`] reports it.
@@ -125,20 +130,46 @@ pub(crate) enum Token<'s> {
 /// one table lookup per byte (the range tests it replaces were a fifth of
 /// tokenizing a candidate's symbol name on every query).
 fn is_ascii_word_byte(b: u8) -> bool {
-    WORD_BYTES[usize::from(b)]
+    WORD_BYTES[usize::from(b)] != 0
 }
 
-/// [`is_ascii_word_byte`] for every byte value (non-ASCII bytes: `false`).
-static WORD_BYTES: [bool; 256] = {
-    let mut table = [false; 256];
+/// [`WORD_BYTES`] classes: a word byte is exactly one of these.
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+const UNDERSCORE: u8 = 8;
+
+/// Per byte value, its class when it is an ASCII word byte, else 0
+/// (non-ASCII bytes: 0).
+static WORD_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
     let mut b = 0usize;
     while b < 128 {
         let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric() || c == b'_';
+        table[b] = if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if c == b'_' {
+            UNDERSCORE
+        } else {
+            0
+        };
         b += 1;
     }
     table
 };
+
+/// Whether an ASCII word whose bytes' classes OR to `classes` is a single
+/// part ([`split_ascii_parts`] would report it whole): all lowercase
+/// letters, all capitals or all digits (no `_`, no case change, no
+/// letter-digit change). Most words of code and prose are; they skip the
+/// split.
+fn is_single_part(classes: u8) -> bool {
+    matches!(classes, LOWER | UPPER | DIGIT)
+}
 
 /// Report every token of `text` in order (duplicates included) without
 /// copying ASCII tokens: an identifier's parts first, then the identifier.
@@ -153,12 +184,20 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
     let mut lower = String::new();
     let mut part_lower = String::new();
     let mut i = 0usize;
-    while i < bytes.len() {
+    // The byte loops below are tight on purpose: they run over every byte
+    // of every chunk a build indexes (ASCII bytes by one table lookup,
+    // other characters decoded only where they occur).
+    while let Some(&b) = bytes.get(i) {
         // Skip to the next word.
-        let b = bytes[i];
         if b < 0x80 {
             if !is_ascii_word_byte(b) {
                 i += 1;
+                while bytes
+                    .get(i)
+                    .is_some_and(|&b| b < 0x80 && !is_ascii_word_byte(b))
+                {
+                    i += 1;
+                }
                 continue;
             }
         } else {
@@ -170,20 +209,28 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
         }
         let start = i;
         let mut ascii = true;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
-                if !is_ascii_word_byte(b) {
+        let mut classes = 0u8;
+        loop {
+            while let Some(&b) = bytes.get(i) {
+                let class = WORD_BYTES[usize::from(b)];
+                if class == 0 {
                     break;
                 }
+                classes |= class;
                 i += 1;
-            } else {
-                let c = text[i..].chars().next().unwrap_or(' ');
-                if !c.is_alphanumeric() {
-                    break;
+            }
+            // Stopped at the end, an ASCII separator or a non-ASCII
+            // character (class 0 too), which may continue the word.
+            match bytes.get(i) {
+                Some(&b) if b >= 0x80 => {
+                    let c = text[i..].chars().next().unwrap_or(' ');
+                    if !c.is_alphanumeric() {
+                        break;
+                    }
+                    ascii = false;
+                    i += c.len_utf8();
                 }
-                ascii = false;
-                i += c.len_utf8();
+                _ => break,
             }
         }
         let word = &text[start..i];
@@ -191,12 +238,16 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
             continue;
         }
         if ascii {
-            split_ascii_parts(word.as_bytes(), |a, b| {
-                let part = &word[a..b];
-                if part.len() >= 2 && part.len() != word.len() && !is_ascii_stopword(part) {
-                    emit(Token::At(start + a..start + b));
-                }
-            });
+            // A single part is the whole word, which is never reported as
+            // a part.
+            if !is_single_part(classes) {
+                split_ascii_parts(word.as_bytes(), |a, b| {
+                    let part = &word[a..b];
+                    if part.len() >= 2 && part.len() != word.len() && !is_ascii_stopword(part) {
+                        emit(Token::At(start + a..start + b));
+                    }
+                });
+            }
             if word.len() >= 2 && !is_ascii_stopword(word) {
                 emit(Token::At(start..i));
             }
@@ -226,13 +277,24 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
 /// (`ChunkRecord::symbol_tokens`) so that queries match names without
 /// tokenizing them.
 pub fn symbol_tokens(qualified: &str) -> String {
-    let mut seen: Vec<String> = Vec::new();
+    // Built in place, the tokens seen so far compared where they are in
+    // it: two allocations per symbol instead of one per token (it runs on
+    // every symbol chunk a build indexes).
+    let mut out = String::new();
+    let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
     tokens(qualified, |t| {
-        if !seen.iter().any(|s| s == t) {
-            seen.push(t.to_owned());
+        let seen_before = seen
+            .iter()
+            .any(|r| r.len() == t.len() && out.as_bytes().get(r.clone()) == Some(t.as_bytes()));
+        if !seen_before {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            seen.push(out.len()..out.len() + t.len());
+            out.push_str(t);
         }
     });
-    seen.join(" ")
+    out
 }
 
 /// Call `emit` for every token of `text`, in order (duplicates included).
@@ -297,11 +359,15 @@ fn split_parts(word: &str, mut emit: impl FnMut(usize, usize)) {
 /// decoding characters. Every candidate's symbol name is tokenized on
 /// every query, and every chunk when it is indexed.
 fn split_ascii_parts(word: &[u8], mut emit: impl FnMut(usize, usize)) {
+    // The byte classes of [`WORD_BYTES`] instead of the `is_ascii_*`
+    // tests: the same tests on word bytes, one lookup per byte.
+    let class = |b: u8| WORD_BYTES[usize::from(b)];
     let mut start = 0usize;
     let mut prev: Option<u8> = None;
     for (pos, &c) in word.iter().enumerate() {
+        let c = class(c);
         let before = prev.replace(c);
-        if c == b'_' {
+        if c == UNDERSCORE {
             if pos > start {
                 emit(start, pos);
             }
@@ -312,13 +378,11 @@ fn split_ascii_parts(word: &[u8], mut emit: impl FnMut(usize, usize)) {
         if pos == start {
             continue;
         }
-        let next = word.get(pos + 1).copied();
-        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (p.is_ascii_uppercase()
-                && c.is_ascii_uppercase()
-                && next.is_some_and(|n| n.is_ascii_lowercase()))
-            || (p.is_ascii_alphabetic() && c.is_ascii_digit())
-            || (p.is_ascii_digit() && c.is_ascii_alphabetic());
+        let boundary = match (p, c) {
+            (LOWER, UPPER) | (LOWER | UPPER, DIGIT) | (DIGIT, LOWER | UPPER) => true,
+            (UPPER, UPPER) => word.get(pos + 1).is_some_and(|&n| class(n) == LOWER),
+            _ => false,
+        };
         if boundary {
             emit(start, pos);
             start = pos;
@@ -347,47 +411,6 @@ pub fn distinct_tokens(text: &str) -> Vec<String> {
 /// Term frequencies of `text` and its total token count.
 pub fn term_frequencies(text: &str) -> (TermCounts, u32) {
     term_frequencies_of(&[text])
-}
-
-/// Term frequencies of the concatenation of `parts`, each of which must end
-/// at a word boundary (as the lines of a chunk's own text do), and the total
-/// token count. Counted on slices of one lowercased copy: a distinct term
-/// costs no allocation of its own.
-pub(crate) fn term_frequencies_of(parts: &[&str]) -> (TermCounts, u32) {
-    let lowered: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
-    let len: usize = parts.iter().map(|p| p.len()).sum();
-    // foldhash: seeded per process, several times faster than SipHash on
-    // short keys; runs once per token of every chunk at index time.
-    let mut map: foldhash::HashMap<Cow<'_, str>, u32> =
-        foldhash::HashMap::with_capacity_and_hasher(len / 16, Default::default());
-    let mut total = 0u32;
-    for (part, lowered) in parts.iter().zip(&lowered) {
-        for_each_token(part, |t| {
-            total = total.saturating_add(1);
-            let key: &str = match &t {
-                Token::At(r) => &lowered[r.clone()],
-                Token::Lowered(s) => s,
-            };
-            match map.get_mut(key) {
-                Some(n) => *n += 1,
-                None => {
-                    let key = match t {
-                        Token::At(r) => Cow::Borrowed(&lowered[r]),
-                        Token::Lowered(s) => Cow::Owned(s.to_owned()),
-                    };
-                    map.insert(key, 1);
-                }
-            }
-        });
-    }
-    let mut terms: Vec<(Cow<'_, str>, u32)> = map.into_iter().collect();
-    terms.sort_unstable();
-    let bytes = terms.iter().map(|t| t.0.len() + 2).sum();
-    let mut out = TermCounts::with_capacity(bytes);
-    for (term, n) in &terms {
-        out.push_sorted(term, *n);
-    }
-    (out, total)
 }
 
 #[cfg(test)]
@@ -617,6 +640,91 @@ mod tests {
             let (terms, total) = term_frequencies(text);
             assert_eq!(terms.to_vec(), counts, "{text:?}");
             assert_eq!(total as usize, expected.len());
+            if text.len() > 4096 {
+                // Symbol names are short; the check is quadratic.
+                continue;
+            }
+            let mut distinct: Vec<&str> = Vec::new();
+            for t in &expected {
+                if !distinct.contains(&t.as_str()) {
+                    distinct.push(t);
+                }
+            }
+            assert_eq!(symbol_tokens(text), distinct.join(" "), "{text:?}");
+        }
+    }
+
+    /// The counts of the tokens [`reference_tokens`] gives, sorted by term:
+    /// what term counting must produce, computed the plain way.
+    fn reference_counts(text: &str) -> (Vec<(String, u32)>, u32) {
+        let tokens = reference_tokens(text);
+        let mut counts: std::collections::BTreeMap<String, u32> = Default::default();
+        for t in &tokens {
+            *counts.entry(t.clone()).or_default() += 1;
+        }
+        (counts.into_iter().collect(), tokens.len() as u32)
+    }
+
+    /// Counting by sort keys (a term's first eight bytes) counts exactly:
+    /// on terms that share their first eight bytes and differ after, that
+    /// are eight bytes long or one more or less, that begin one another,
+    /// that lowercase to longer Unicode, in one piece or many, one call
+    /// after another on the same reused buffers (a large text, then small
+    /// ones).
+    #[test]
+    fn sort_key_counting_is_exact_on_awkward_terms() {
+        let long = "x".repeat(MAX_WORD_BYTES - 8);
+        let pieces: &[&str] = &[
+            "abcdefgh",
+            "abcdefg",
+            "abcdefghi",
+            "abcdefghj",
+            "ABCDEFGHX",
+            "Abcdefgh",
+            "abcdefgh_",
+            "zz",
+            "z",
+            "é",
+            "É",
+            "İ",
+            "ß",
+            "ﬁ",
+            "Σ",
+            "٣",
+            "_",
+            " ",
+            "\n",
+            ".",
+            "0",
+            "9",
+            "aB",
+            "the",
+            "HTTPServer",
+            &long,
+            "12345678",
+            "123456789",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % n
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for i in 0..3000 {
+            let len = if i == 0 { 40_000 } else { 1 + next(80) };
+            let text: String = (0..len).map(|_| pieces[next(pieces.len())]).collect();
+            texts.push(text);
+        }
+        for text in &texts {
+            let (expected, total) = reference_counts(text);
+            let (terms, n) = term_frequencies(text);
+            assert_eq!((terms.to_vec(), n), (expected.clone(), total), "{text:?}");
+            // The same text cut at word boundaries (at spaces), in pieces.
+            let pieces: Vec<&str> = text.split_inclusive(' ').collect();
+            let (terms, n) = term_frequencies_of(&pieces);
+            assert_eq!((terms.to_vec(), n), (expected, total), "{text:?}");
         }
     }
 

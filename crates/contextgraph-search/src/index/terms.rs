@@ -42,6 +42,17 @@ fn tail_term<'a>(bytes: &'a str, ends: &[usize], i: usize) -> Option<&'a str> {
     bytes.get(start..end)
 }
 
+/// [`tail_term`] as bytes (no character-boundary checks: terms are
+/// compared and hashed as bytes).
+fn tail_term_bytes<'a>(bytes: &'a [u8], ends: &[usize], i: usize) -> Option<&'a [u8]> {
+    let end = *ends.get(i)?;
+    let start = match i.checked_sub(1) {
+        Some(before) => *ends.get(before)?,
+        None => 0,
+    };
+    bytes.get(start..end)
+}
+
 impl TermDict {
     /// A dictionary of the snapshot's terms.
     pub(super) fn frozen_from(frozen: Arc<Frozen>) -> TermDict {
@@ -63,10 +74,12 @@ impl TermDict {
 
     /// The id of `term`, if known.
     pub fn get(&self, term: &str) -> Option<u32> {
-        let saved = self
-            .frozen
-            .as_ref()
-            .and_then(|f| f.find(&f.terms, term.as_bytes()));
+        self.get_bytes(term.as_bytes())
+    }
+
+    /// [`TermDict::get`] for a term as bytes.
+    fn get_bytes(&self, term: &[u8]) -> Option<u32> {
+        let saved = self.frozen.as_ref().and_then(|f| f.find(&f.terms, term));
         match saved {
             Some(i) => Some(i as u32),
             None => self.tail_get(term).map(|i| i + self.frozen_len() as u32),
@@ -74,11 +87,13 @@ impl TermDict {
     }
 
     /// The tail index of `term`, if it is in the tail.
-    fn tail_get(&self, term: &str) -> Option<u32> {
+    fn tail_get(&self, term: &[u8]) -> Option<u32> {
         let hash = self.hasher.hash_one(term);
-        let (bytes, ends) = (&self.tail_bytes, &self.tail_ends);
+        let (bytes, ends) = (self.tail_bytes.as_bytes(), &self.tail_ends);
         self.tail_ids
-            .find(hash, |&i| tail_term(bytes, ends, i as usize) == Some(term))
+            .find(hash, |&i| {
+                tail_term_bytes(bytes, ends, i as usize) == Some(term)
+            })
             .copied()
     }
 
@@ -102,20 +117,31 @@ impl TermDict {
         self.len() == 0
     }
 
+    #[cfg(test)]
     pub(super) fn intern(&mut self, term: &str) -> (u32, bool) {
-        if let Some(id) = self.get(term) {
-            return (id, false);
+        self.intern_bytes(term.as_bytes())
+            .unwrap_or((u32::MAX, false))
+    }
+
+    /// The id of `term` and whether it is new; terms come as bytes from
+    /// [`TermCounts::iter_bytes`](crate::tokenize::TermCounts::iter_bytes)
+    /// (a cold build interns every term of every chunk: only the new ones
+    /// have their UTF-8 checked). `None` for bytes that are not UTF-8.
+    pub(super) fn intern_bytes(&mut self, term: &[u8]) -> Option<(u32, bool)> {
+        if let Some(id) = self.get_bytes(term) {
+            return Some((id, false));
         }
+        let term = std::str::from_utf8(term).ok()?;
         let id = self.len() as u32;
         let tail = self.tail_ends.len() as u32;
         self.tail_bytes.push_str(term);
         self.tail_ends.push(self.tail_bytes.len());
-        let (bytes, ends, hasher) = (&self.tail_bytes, &self.tail_ends, &self.hasher);
+        let (bytes, ends, hasher) = (self.tail_bytes.as_bytes(), &self.tail_ends, &self.hasher);
         self.tail_ids
-            .insert_unique(hasher.hash_one(term), tail, |&i| {
-                hasher.hash_one(tail_term(bytes, ends, i as usize).unwrap_or(""))
+            .insert_unique(hasher.hash_one(term.as_bytes()), tail, |&i| {
+                hasher.hash_one(tail_term_bytes(bytes, ends, i as usize).unwrap_or_default())
             });
-        (id, true)
+        Some((id, true))
     }
 }
 

@@ -27,8 +27,16 @@ impl Index {
             self.doc_lens.push(len);
             self.live += 1;
             self.total_len += u64::from(len);
-            for (term, tf) in std::mem::take(&mut c.terms).iter() {
-                let (id, new) = self.dict.intern(term);
+            for (term, tf) in std::mem::take(&mut c.terms).iter_bytes() {
+                // Terms are UTF-8 (`TermCounts` is built from strings); one
+                // that were not would read as "" (`TermCounts::iter`).
+                let Some((id, new)) = self
+                    .dict
+                    .intern_bytes(term)
+                    .or_else(|| self.dict.intern_bytes(b""))
+                else {
+                    continue;
+                };
                 if new {
                     self.tail_postings.push(Posting::default());
                 }
