@@ -6,7 +6,7 @@
 //! term lists most of the build's peak memory and their allocation a good
 //! part of its CPU. Here they sit in one packed byte vector, sorted.
 //! Counting a chunk's tokens into one is here too
-//! ([`term_frequencies_of`]).
+//! (`term_frequencies_of`).
 
 use crate::tokenize::{for_each_token, Token};
 
