@@ -258,7 +258,7 @@ impl CountScratch {
         for part in parts {
             bytes.extend_from_slice(part.as_bytes());
         }
-        ascii_lowercase(bytes);
+        bytes.make_ascii_lowercase();
         bytes.resize(len + KEY_BYTES, 0);
         let mut total = 0u32;
         let mut base = 0usize;
@@ -340,52 +340,9 @@ impl CountScratch {
     }
 }
 
-/// `make_ascii_lowercase`, eight bytes at a time (the byte loop it
-/// replaces took a tenth of counting a chunk's terms): in each byte, bit 5
-/// is set when the byte is an ASCII capital.
-fn ascii_lowercase(bytes: &mut [u8]) {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = bytes.chunks_exact_mut(8);
-    for w in &mut words {
-        let Ok(word) = <[u8; 8]>::try_from(&*w) else {
-            continue;
-        };
-        let x = u64::from_le_bytes(word);
-        let low = x & LOW7;
-        // Per byte (no carry between bytes: each sum stays below 0x100),
-        // bit 7 set when the low seven bits are at least `A` (0x41), and
-        // when they are above `Z` (0x5a).
-        let at_least_a = low + 0x3f3f_3f3f_3f3f_3f3f;
-        let above_z = low + 0x2525_2525_2525_2525;
-        // Capitals: in range, and ASCII (bit 7 of the byte clear).
-        let capital = at_least_a & !above_z & !x & HIGH;
-        w.copy_from_slice(&(x | (capital >> 2)).to_le_bytes());
-    }
-    words.into_remainder().make_ascii_lowercase();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The word-at-a-time lowercasing is the byte loop's, for every byte
-    /// value at every position of a word and in the tail.
-    #[test]
-    fn ascii_lowercase_is_the_byte_loop() {
-        for len in 0..20usize {
-            for b in 0..=255u8 {
-                for at in 0..len {
-                    let mut bytes: Vec<u8> = (0..len as u8).map(|i| b'@' + i * 3).collect();
-                    bytes[at] = b;
-                    let mut expected = bytes.clone();
-                    expected.make_ascii_lowercase();
-                    ascii_lowercase(&mut bytes);
-                    assert_eq!(bytes, expected, "{b} at {at} of {len}");
-                }
-            }
-        }
-    }
 
     /// A chunk larger than the buffers kept counts right, and so does the
     /// chunk after it (the buffers dropped in between).
