@@ -32,25 +32,25 @@ pub struct TermDict {
     hasher: foldhash::fast::RandomState,
 }
 
-/// The `i`th term of a tail.
-fn tail_term<'a>(bytes: &'a str, ends: &[usize], i: usize) -> Option<&'a str> {
+/// Where the `i`th term of a tail lies in its bytes.
+fn tail_range(ends: &[usize], i: usize) -> Option<std::ops::Range<usize>> {
     let end = *ends.get(i)?;
     let start = match i.checked_sub(1) {
         Some(before) => *ends.get(before)?,
         None => 0,
     };
-    bytes.get(start..end)
+    Some(start..end)
+}
+
+/// The `i`th term of a tail.
+fn tail_term<'a>(bytes: &'a str, ends: &[usize], i: usize) -> Option<&'a str> {
+    bytes.get(tail_range(ends, i)?)
 }
 
 /// [`tail_term`] as bytes (no character-boundary checks: terms are
 /// compared and hashed as bytes).
 fn tail_term_bytes<'a>(bytes: &'a [u8], ends: &[usize], i: usize) -> Option<&'a [u8]> {
-    let end = *ends.get(i)?;
-    let start = match i.checked_sub(1) {
-        Some(before) => *ends.get(before)?,
-        None => 0,
-    };
-    bytes.get(start..end)
+    bytes.get(tail_range(ends, i)?)
 }
 
 impl TermDict {
