@@ -299,7 +299,10 @@ pub fn symbol_tokens(qualified: &str) -> String {
             }
             Token::Lowered(s) => out.push_str(s),
         }
-        let seen_before = out[..before].split(' ').any(|w| w == &out[start..]);
+        // Split by bytes: `str::split(' ')` searched each word's end with
+        // a `memchr` call, dearer than these few-byte words.
+        let (earlier, token) = out.as_bytes().split_at(start);
+        let seen_before = earlier[..before].split(|&b| b == b' ').any(|w| w == token);
         if seen_before {
             out.truncate(before);
         }
