@@ -140,7 +140,10 @@ impl Drop for FileTokens<'_> {
             }
             v
         };
-        SPARE_TOKENS.set((kept(&mut self.rows), kept(&mut self.line_first)));
+        let spare = (kept(&mut self.rows), kept(&mut self.line_first));
+        // `try_with`: a drop while the thread's locals are being destroyed
+        // (none in practice) frees the buffers instead of panicking.
+        let _ = SPARE_TOKENS.try_with(|s| s.set(spare));
     }
 }
 

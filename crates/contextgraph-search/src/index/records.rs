@@ -118,7 +118,7 @@ pub fn build_chunk_records_in(
         };
         let digest = sha256(region.as_bytes());
         own_line_pieces(text, lines, &c, &mut nested, &mut pieces);
-        let (terms, doc_len) = term_frequencies_of_parts(&pieces, &own_names(&c).names());
+        let (terms, doc_len) = term_frequencies_of_parts(&pieces, own_names(&c).names());
         let earlier = previous.and_then(|p| {
             p.chunks
                 .iter()
@@ -173,8 +173,9 @@ pub(crate) fn own_text_parts<'t>(
     out
 }
 
-/// The line pieces of [`own_text_parts`] (all but the names), into `out`
-/// (cleared first); `nested` is a buffer for the sorted nested spans.
+/// The line pieces of a chunk's own text (`own_text_parts` without the
+/// names), into `out` (cleared first); `nested` is a buffer for the
+/// sorted nested spans.
 fn own_line_pieces<'t>(
     text: &'t str,
     lines: &crate::chunk::LineIndex,
