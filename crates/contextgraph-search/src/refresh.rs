@@ -695,32 +695,35 @@ pub(crate) fn index_file(
     match admitted {
         Err(reason) => record.skipped = Some(reason),
         Ok(text) => {
-            // One line index for the chunker, the records and the embeddings.
-            let lines = LineIndex::new(text);
-            let mtime = file.mtime.map(timestamp_of);
-            let key = previous
-                .is_none()
-                .then(|| same.key(file, language, content_hash))
-                .flatten();
-            match key.as_ref().and_then(|k| same.get(file, k)) {
-                Some(done) => {
-                    record.chunks = SameContent::adapt(&done, &file.rel_path, language, now, mtime);
-                }
-                None => {
-                    let chunks = chunk_file_in(&file.rel_path, language, text, &lines);
-                    record.chunks =
-                        build_chunk_records_in(text, &lines, chunks, previous, now, mtime);
-                    if let Some(key) = key {
-                        same.put(file, key, &record.chunks);
+            // One line index for the chunker, the records and the
+            // embeddings, in a buffer the worker reuses from file to file.
+            vectors = LineIndex::with_reused(text, |lines| {
+                let mtime = file.mtime.map(timestamp_of);
+                let key = previous
+                    .is_none()
+                    .then(|| same.key(file, language, content_hash))
+                    .flatten();
+                match key.as_ref().and_then(|k| same.get(file, k)) {
+                    Some(done) => {
+                        record.chunks =
+                            SameContent::adapt(&done, &file.rel_path, language, now, mtime);
+                    }
+                    None => {
+                        let chunks = chunk_file_in(&file.rel_path, language, text, lines);
+                        record.chunks =
+                            build_chunk_records_in(text, lines, chunks, previous, now, mtime);
+                        if let Some(key) = key {
+                            same.put(file, key, &record.chunks);
+                        }
                     }
                 }
-            }
-            if let Some(model) = embed {
-                vectors = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    embed_file(model, &record.rel_path, text, &lines, &record.chunks)
-                }))
-                .ok();
-            }
+                embed.and_then(|model| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        embed_file(model, &record.rel_path, text, lines, &record.chunks)
+                    }))
+                    .ok()
+                })
+            });
         }
     }
     Some((record, vectors))

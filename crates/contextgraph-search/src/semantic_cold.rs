@@ -109,11 +109,53 @@ struct FileTokens<'l> {
     lines: &'l LineIndex,
 }
 
+/// Bytes of [`FileTokens`] buffers a thread keeps for its next file at
+/// most (each of the two): the tokens of a file of about 1 MB.
+const TOKEN_BUFFERS_KEPT: usize = 512 << 10;
+
+thread_local! {
+    /// The last [`FileTokens`]' buffers, emptied, for the thread's next
+    /// file: fresh ones were two large allocations of cold memory per
+    /// file of a cold build (issue 29).
+    static SPARE_TOKENS: std::cell::Cell<(Vec<u32>, Vec<u32>)> =
+        const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// Bytes of the spare [`FileTokens`] buffers the thread keeps (tests).
+#[cfg(test)]
+pub(crate) fn spare_token_bytes() -> usize {
+    let (rows, line_first) = SPARE_TOKENS.take();
+    let bytes = (rows.capacity() + line_first.capacity()) * std::mem::size_of::<u32>();
+    SPARE_TOKENS.set((rows, line_first));
+    bytes
+}
+
+impl Drop for FileTokens<'_> {
+    fn drop(&mut self) {
+        let kept = |v: &mut Vec<u32>| {
+            let mut v = std::mem::take(v);
+            v.clear();
+            if v.capacity() * std::mem::size_of::<u32>() > TOKEN_BUFFERS_KEPT {
+                v = Vec::new();
+            }
+            v
+        };
+        let spare = (kept(&mut self.rows), kept(&mut self.line_first));
+        // `try_with`: a drop while the thread's locals are being destroyed
+        // (none in practice) frees the buffers instead of panicking.
+        let _ = SPARE_TOKENS.try_with(|s| s.set(spare));
+    }
+}
+
 impl<'l> FileTokens<'l> {
     fn new(model: &StaticModel, text: &str, lines: &'l LineIndex) -> FileTokens<'l> {
         let count = lines.line_count();
-        let mut rows: Vec<u32> = Vec::with_capacity(text.len() / 8);
-        let mut line_first: Vec<u32> = Vec::with_capacity(count as usize + 1);
+        // A nested use finds the spare taken and starts from nothing.
+        let (mut rows, mut line_first) = SPARE_TOKENS.take();
+        rows.clear();
+        rows.reserve(text.len() / 8);
+        line_first.clear();
+        line_first.reserve(count as usize + 1);
         // The next line whose first token is not yet recorded (0-based)
         // and where it starts.
         let mut next = 0u32;

@@ -7,7 +7,7 @@
 
 use contextgraph_types::Timestamp;
 
-use super::embed_file;
+use super::{embed_file, spare_token_bytes, TOKEN_BUFFERS_KEPT};
 use crate::chunk::{chunk_file_in, LineIndex};
 use crate::index::{build_chunk_records_in, ChunkRecord};
 use crate::lang::Language;
@@ -128,5 +128,26 @@ fn every_line_range_embeds_as_its_own_text_does() {
         for path in ["src/retry_loop.rs", "", "HTTPServer/ÉTAT.md"] {
             assert_same_bits(path, text, &lines, &chunks, &format!("{text:?} {path:?}"));
         }
+    }
+}
+
+/// The token buffers a thread reuses from file to file give every file
+/// the bits fresh ones give: a huge file (whose buffers are then not
+/// kept), then small ones; the buffers kept stay under their cap.
+#[test]
+fn reused_token_buffers_embed_as_fresh_ones_do() {
+    let huge = "fn retryLoop(maxTokens: u32) -> HTTPServer { parse(entries) }\n".repeat(40_000);
+    let small = "fn a() {}\nstruct Backoff;\n";
+    for (path, text) in [
+        ("huge.txt", huge.as_str()),
+        ("small.rs", small),
+        ("big.md", &huge[..50_000]),
+        ("s.rs", small),
+    ] {
+        let lines = LineIndex::new(text);
+        let recs = records(path, text, &lines);
+        assert!(!recs.is_empty(), "{path}");
+        assert_same_bits(path, text, &lines, &recs, path);
+        assert!(spare_token_bytes() <= 2 * TOKEN_BUFFERS_KEPT, "{path}");
     }
 }

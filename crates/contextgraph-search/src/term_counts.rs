@@ -164,18 +164,26 @@ impl<S: AsRef<str>> FromIterator<(S, u32)> for TermCounts {
 /// lowercased text, the occurrences and the packed result live in buffers
 /// reused by the thread: a chunk costs one allocation, its result's.
 pub(crate) fn term_frequencies_of(parts: &[&str]) -> (TermCounts, u32) {
+    term_frequencies_of_parts(parts, &[])
+}
+
+/// [`term_frequencies_of`] over `parts` followed by `names`, given apart so
+/// that a caller can keep `parts` (slices of a file's text) in one buffer
+/// for all of the file's chunks while `names` borrow each chunk in turn
+/// (`build_chunk_records_in`: a vector per chunk otherwise).
+pub(crate) fn term_frequencies_of_parts(parts: &[&str], names: &[&str]) -> (TermCounts, u32) {
     thread_local! {
         static SCRATCH: std::cell::RefCell<CountScratch> =
             std::cell::RefCell::new(CountScratch::default());
     }
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
         Ok(mut scratch) => {
-            let counted = scratch.count(parts);
+            let counted = scratch.count(parts, names);
             scratch.trim();
             counted
         }
         // Not reentrant in practice; a fresh buffer keeps it correct.
-        Err(_) => CountScratch::default().count(parts),
+        Err(_) => CountScratch::default().count(parts, names),
     })
 }
 
@@ -245,7 +253,7 @@ fn term_of(bytes: &[u8], o: u128) -> &[u8] {
 }
 
 impl CountScratch {
-    fn count(&mut self, parts: &[&str]) -> (TermCounts, u32) {
+    fn count(&mut self, parts: &[&str], names: &[&str]) -> (TermCounts, u32) {
         let CountScratch {
             bytes,
             occurrences,
@@ -253,16 +261,17 @@ impl CountScratch {
         } = self;
         bytes.clear();
         occurrences.clear();
-        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let parts = || parts.iter().chain(names);
+        let len: usize = parts().map(|p| p.len()).sum();
         bytes.reserve(len + KEY_BYTES);
-        for part in parts {
+        for part in parts() {
             bytes.extend_from_slice(part.as_bytes());
         }
         bytes.make_ascii_lowercase();
         bytes.resize(len + KEY_BYTES, 0);
         let mut total = 0u32;
         let mut base = 0usize;
-        for part in parts {
+        for part in parts() {
             for_each_token(part, |t| {
                 total = total.saturating_add(1);
                 let (start, len) = match t {

@@ -277,21 +277,34 @@ pub(crate) fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
 /// (`ChunkRecord::symbol_tokens`) so that queries match names without
 /// tokenizing them.
 pub fn symbol_tokens(qualified: &str) -> String {
-    // Built in place, the tokens seen so far compared where they are in
-    // it: two allocations per symbol instead of one per token (it runs on
-    // every symbol chunk a build indexes).
-    let mut out = String::new();
-    let mut seen: Vec<std::ops::Range<usize>> = Vec::new();
-    tokens(qualified, |t| {
-        let seen_before = seen
-            .iter()
-            .any(|r| r.len() == t.len() && out.as_bytes().get(r.clone()) == Some(t.as_bytes()));
-        if !seen_before {
-            if !out.is_empty() {
-                out.push(' ');
+    // Built in place, in one allocation for most names (a name's tokens
+    // are its words and their parts, lowercased: rarely twice its length):
+    // a token is appended, lowercased where it lies, and cut off again
+    // when an earlier word of `out` equals it (tokens are never empty and
+    // hold no space, so the words of `out` are the tokens kept). The seen
+    // tokens' ranges, a lowercasing buffer and the growth of `out` were
+    // three more allocations per symbol, on every symbol chunk a build
+    // indexes (issue 29).
+    let mut out = String::with_capacity(2 * qualified.len());
+    for_each_token(qualified, |t| {
+        let before = out.len();
+        if before > 0 {
+            out.push(' ');
+        }
+        let start = out.len();
+        match t {
+            Token::At(r) => {
+                out.push_str(&qualified[r]);
+                out[start..].make_ascii_lowercase();
             }
-            seen.push(out.len()..out.len() + t.len());
-            out.push_str(t);
+            Token::Lowered(s) => out.push_str(s),
+        }
+        // Split by bytes: `str::split(' ')` searched each word's end with
+        // a `memchr` call, dearer than these few-byte words.
+        let (earlier, token) = out.as_bytes().split_at(start);
+        let seen_before = earlier[..before].split(|&b| b == b' ').any(|w| w == token);
+        if seen_before {
+            out.truncate(before);
         }
     });
     out

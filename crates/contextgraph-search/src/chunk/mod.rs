@@ -127,6 +127,10 @@ pub const OUTLINE_MIN_LINES: u32 = 40;
 /// pathological files (a 10k-line function calling everything).
 pub const MAX_EDGES_PER_CHUNK: usize = 64;
 
+/// Bytes of line starts [`LineIndex::with_reused`] keeps for a thread's
+/// next file at most (the index of a file of about 1.5 MB of 50-byte lines).
+const LINE_STARTS_KEPT: usize = 256 << 10;
+
 /// Byte offsets of line starts, so a line range maps to exact bytes.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
@@ -148,7 +152,14 @@ impl LineIndex {
     /// [`new`](Self::new) over bytes that need not be UTF-8 (the same
     /// rule: a line ends after each `\n`; a final line without one is a line).
     pub fn of_bytes(bytes: &[u8]) -> LineIndex {
-        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        LineIndex::of_bytes_in(bytes, Vec::new())
+    }
+
+    /// [`of_bytes`](Self::of_bytes) written into `starts` (emptied first),
+    /// whose allocation it keeps.
+    fn of_bytes_in(bytes: &[u8], mut starts: Vec<usize>) -> LineIndex {
+        starts.clear();
+        starts.reserve(bytes.len() / 32 + 1);
         if !bytes.is_empty() {
             starts.push(0);
         }
@@ -161,6 +172,27 @@ impl LineIndex {
             starts,
             len: bytes.len(),
         }
+    }
+
+    /// Calls `f` with the line index of `text`, built in a buffer the
+    /// thread keeps from file to file (up to [`LINE_STARTS_KEPT`] bytes:
+    /// one huge file does not pin its index's memory).
+    ///
+    /// An index build makes one line index per file; a fresh one was a
+    /// large allocation of cold memory per file (and its growth on files
+    /// of short lines), where the thread's last one is warm (issue 29).
+    pub(crate) fn with_reused<R>(text: &str, f: impl FnOnce(&LineIndex) -> R) -> R {
+        thread_local! {
+            static SPARE: std::cell::Cell<Vec<usize>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        // A nested call finds the spare taken and starts from nothing.
+        let lines = LineIndex::of_bytes_in(text.as_bytes(), SPARE.take());
+        let out = f(&lines);
+        let starts = lines.starts;
+        if starts.capacity() * std::mem::size_of::<usize>() <= LINE_STARTS_KEPT {
+            SPARE.set(starts);
+        }
+        out
     }
 
     /// Number of lines.
@@ -248,5 +280,38 @@ mod tests {
         assert_eq!(li.slice(text, 2, 4), None);
         assert_eq!(LineIndex::new("x\n").line_count(), 1);
         assert_eq!(LineIndex::new("").line_count(), 0);
+    }
+
+    /// Every line range of `a` is that of `b`, and no more lines.
+    fn same_lines(a: &LineIndex, b: &LineIndex) {
+        assert_eq!(a.line_count(), b.line_count());
+        assert_eq!(a.len, b.len);
+        for n in 1..=a.line_count() + 1 {
+            assert_eq!(a.byte_range(n, n), b.byte_range(n, n), "line {n}");
+        }
+        assert_eq!(a.starts, b.starts);
+    }
+
+    /// The thread's reused line index is the fresh one on every text: a
+    /// huge one (whose buffer is then not kept), a large one, a small one
+    /// after it, an empty one and one without a final newline; and a
+    /// nested call gets its own.
+    #[test]
+    fn reused_line_indexes_are_fresh_ones() {
+        let huge = "ab\n".repeat(LINE_STARTS_KEPT);
+        let large = "a line of text\n".repeat(5_000);
+        let texts = [huge.as_str(), &large, "x\ny\n", "", "one\ntwo", "\n\n\n"];
+        for text in texts {
+            LineIndex::with_reused(text, |lines| {
+                same_lines(lines, &LineIndex::new(text));
+                LineIndex::with_reused("inner\ntext\n", |inner| {
+                    same_lines(inner, &LineIndex::new("inner\ntext\n"));
+                });
+                same_lines(lines, &LineIndex::new(text));
+            });
+        }
+        LineIndex::with_reused(&huge, |_| ());
+        let kept = LineIndex::with_reused("", |lines| lines.starts.capacity());
+        assert!(kept * std::mem::size_of::<usize>() <= LINE_STARTS_KEPT);
     }
 }

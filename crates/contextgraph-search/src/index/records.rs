@@ -5,7 +5,8 @@ use contextgraph_types::Timestamp;
 
 use crate::chunk::{Chunk, ChunkKind, ImportRef, SymbolInfo};
 use crate::lang::Language;
-use crate::tokenize::{symbol_tokens, term_frequencies_of, TermCounts};
+use crate::term_counts::term_frequencies_of_parts;
+use crate::tokenize::{symbol_tokens, TermCounts};
 use crate::walk::SkipReason;
 
 #[cfg(doc)]
@@ -105,12 +106,19 @@ pub fn build_chunk_records_in(
     mtime: Option<Timestamp>,
 ) -> Vec<ChunkRecord> {
     let mut out = Vec::with_capacity(chunks.len());
+    // Reused from chunk to chunk: the own text's line pieces (slices of
+    // `text`, so they outlive each chunk) and the sorted nested spans. A
+    // vector of pieces and a copy of the spans per chunk were two of the
+    // records' allocations per chunk (issue 29).
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut nested: Vec<(u32, u32)> = Vec::new();
     for c in chunks {
         let Some(region) = lines.slice(text, c.start_line, c.end_line) else {
             continue;
         };
         let digest = sha256(region.as_bytes());
-        let (terms, doc_len) = term_frequencies_of(&own_text_parts(text, lines, &c));
+        own_line_pieces(text, lines, &c, &mut nested, &mut pieces);
+        let (terms, doc_len) = term_frequencies_of_parts(&pieces, own_names(&c).names());
         let earlier = previous.and_then(|p| {
             p.chunks
                 .iter()
@@ -153,16 +161,34 @@ pub fn build_chunk_records_in(
 /// lines minus those of nested chunks, then its qualified name and title (so
 /// a query naming a symbol finds it). Tokenized piece by piece, which gives
 /// the tokens of [`own_text`] without building it.
+#[cfg(any(test, feature = "bench-internals"))]
 pub(crate) fn own_text_parts<'t>(
     text: &'t str,
     lines: &crate::chunk::LineIndex,
     c: &'t Chunk,
 ) -> Vec<&'t str> {
-    let mut nested = c.nested.clone();
+    let mut out = Vec::with_capacity(c.nested.len() + 3);
+    own_line_pieces(text, lines, c, &mut Vec::new(), &mut out);
+    out.extend_from_slice(own_names(c).names());
+    out
+}
+
+/// The line pieces of a chunk's own text (`own_text_parts` without the
+/// names), into `out` (cleared first); `nested` is a buffer for the
+/// sorted nested spans.
+fn own_line_pieces<'t>(
+    text: &'t str,
+    lines: &crate::chunk::LineIndex,
+    c: &Chunk,
+    nested: &mut Vec<(u32, u32)>,
+    out: &mut Vec<&'t str>,
+) {
+    out.clear();
+    nested.clear();
+    nested.extend_from_slice(&c.nested);
     nested.sort_unstable();
-    let mut out = Vec::with_capacity(nested.len() + 3);
     let mut line = c.start_line;
-    for (a, b) in nested {
+    for &(a, b) in nested.iter() {
         if a > line {
             // Lines before a nested chunk end with their newline.
             out.push(lines.slice(text, line, a - 1).unwrap_or(""));
@@ -172,11 +198,32 @@ pub(crate) fn own_text_parts<'t>(
     if line <= c.end_line {
         out.push(lines.slice(text, line, c.end_line).unwrap_or(""));
     }
-    if let Some(s) = &c.symbol {
-        out.push(&s.qualified);
+}
+
+/// The names that end a chunk's own text: its qualified name when it has
+/// a symbol, then its title.
+struct OwnNames<'c> {
+    names: [&'c str; 2],
+    count: usize,
+}
+
+impl<'c> OwnNames<'c> {
+    fn names(&self) -> &[&'c str] {
+        &self.names[..self.count]
     }
-    out.push(&c.title);
-    out
+}
+
+fn own_names(c: &Chunk) -> OwnNames<'_> {
+    match &c.symbol {
+        Some(s) => OwnNames {
+            names: [&s.qualified, &c.title],
+            count: 2,
+        },
+        None => OwnNames {
+            names: [&c.title, ""],
+            count: 1,
+        },
+    }
 }
 
 /// The chunk's own text as one string: [`own_text_parts`] with the lines

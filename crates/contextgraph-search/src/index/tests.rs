@@ -341,6 +341,100 @@ fn chunk_terms_are_the_terms_of_the_chunks_own_text() {
     }
 }
 
+/// The records' buffers reused from chunk to chunk (line pieces, sorted
+/// nested spans) give every chunk the terms of its own text computed the
+/// plain way, fresh for each chunk: after a chunk with many nested spans
+/// given out of order, one without any, one with a symbol and one
+/// without, and on a large file followed by a small one.
+#[test]
+fn reused_record_buffers_count_every_chunk_as_fresh_ones_do() {
+    use crate::chunk::{Chunk, ChunkKind, LineIndex, SymbolInfo};
+    /// The own text as the records built it before their buffers were
+    /// reused: a sorted copy of the spans, the lines between them, then
+    /// the qualified name and the title, each after a space.
+    fn plain_own_text(text: &str, lines: &LineIndex, c: &Chunk) -> String {
+        let mut nested = c.nested.clone();
+        nested.sort_unstable();
+        let mut out = String::new();
+        let mut line = c.start_line;
+        for (a, b) in nested {
+            if a > line {
+                out.push_str(lines.slice(text, line, a - 1).unwrap_or(""));
+            }
+            line = line.max(b + 1);
+        }
+        if line <= c.end_line {
+            out.push_str(lines.slice(text, line, c.end_line).unwrap_or(""));
+        }
+        if let Some(s) = &c.symbol {
+            out.push(' ');
+            out.push_str(&s.qualified);
+        }
+        out.push(' ');
+        out.push_str(&c.title);
+        out
+    }
+    let chunk = |start: u32, end: u32, nested: Vec<(u32, u32)>, symbol: bool| {
+        let mut c = Chunk::plain(
+            ChunkKind::Symbol,
+            format!("c{start}"),
+            format!("Title{start} of Chunk"),
+            start,
+            end,
+            "test",
+        );
+        c.nested = nested;
+        c.symbol = symbol.then(|| SymbolInfo {
+            name: format!("sym{start}"),
+            qualified: format!("mod::Sym{start}::inner_{end}"),
+            kind_label: "function".into(),
+        });
+        c
+    };
+    let big: String = (0..3000)
+        .map(|i| format!("fn word{} alpha{} Beta{i} gamma\n", i % 17, i % 5))
+        .collect();
+    let small = "one two\nthree Four five\nsix\nseven eight nine\n";
+    let files: Vec<(&str, Vec<Chunk>)> = vec![
+        (
+            big.as_str(),
+            vec![
+                chunk(
+                    1,
+                    3000,
+                    vec![(900, 1200), (10, 20), (2500, 2999), (15, 30)],
+                    true,
+                ),
+                chunk(10, 20, Vec::new(), false),
+                chunk(2500, 2999, vec![(2600, 2601)], true),
+                chunk(5, 5, Vec::new(), true),
+            ],
+        ),
+        (
+            small,
+            vec![
+                chunk(1, 4, vec![(2, 2)], false),
+                chunk(2, 2, Vec::new(), true),
+                chunk(3, 4, Vec::new(), false),
+            ],
+        ),
+    ];
+    for (text, chunks) in files {
+        let lines = LineIndex::new(text);
+        let expected: Vec<_> = chunks
+            .iter()
+            .map(|c| crate::tokenize::term_frequencies(&plain_own_text(text, &lines, c)))
+            .collect();
+        let built = build_chunk_records(text, chunks, None, Timestamp::from_unix(1, 0), None);
+        assert_eq!(built.len(), expected.len());
+        for (r, (terms, len)) in built.iter().zip(expected) {
+            assert!(len > 0, "{}", r.local_id);
+            assert_eq!(r.terms, terms, "{}", r.local_id);
+            assert_eq!(r.doc_len, len, "{}", r.local_id);
+        }
+    }
+}
+
 /// Upserted chunks are held encoded (`packed.rs`), read back whole on
 /// demand, and written to a snapshot as the very bytes a decoded record
 /// encodes to.
