@@ -18,13 +18,13 @@ pub const BUILTIN_MODEL_LABEL: &str =
     "built-in model (contextgraph-embed/model/code-static-v3.safetensors)";
 
 /// The shipped model, parsed once per process on first use (a few
-/// milliseconds). An error means the crate was built from a damaged
+/// milliseconds; its int8 rows are borrowed from the compiled-in bytes). An error means the crate was built from a damaged
 /// checkout; it is returned, not panicked on, so a caller can fall back to
 /// lexical ranking.
 pub fn builtin() -> Result<&'static StaticModel, ModelError> {
     static MODEL: OnceLock<Result<StaticModel, ModelError>> = OnceLock::new();
     MODEL
-        .get_or_init(|| StaticModel::from_bytes(BUILTIN_MODEL_BYTES, BUILTIN_MODEL_LABEL))
+        .get_or_init(|| StaticModel::from_static_bytes(BUILTIN_MODEL_BYTES, BUILTIN_MODEL_LABEL))
         .as_ref()
         .map_err(Clone::clone)
 }
