@@ -72,31 +72,45 @@ impl StaticModel {
                 ),
             })
         };
-        Self::parse(&bytes, &file, sibling, |q| Cow::Owned(q.to_vec()))
+        Self::parse(&bytes, &file, sibling, |q| Cow::Owned(q.to_vec()), None)
     }
 
     /// Loads a model from bytes whose metadata carries the vocabulary;
     /// `file` names the source in errors.
     pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, ModelError> {
-        Self::parse(bytes, file, no_sibling_vocab(file), |q| {
-            Cow::Owned(q.to_vec())
-        })
+        let keep = |q: &[u8]| Cow::Owned(q.to_vec());
+        Self::parse(bytes, file, no_sibling_vocab(file), keep, None)
     }
 
     /// [`Self::from_bytes`] for bytes that live as long as the program (the
     /// built-in model's, compiled in): an int8 model's rows are borrowed
     /// from them instead of copied. Same checks, same errors, same vectors.
     pub fn from_static_bytes(bytes: &'static [u8], file: &str) -> Result<Self, ModelError> {
-        Self::parse(bytes, file, no_sibling_vocab(file), Cow::Borrowed)
+        Self::parse(bytes, file, no_sibling_vocab(file), Cow::Borrowed, None)
+    }
+
+    /// [`Self::from_static_bytes`] with the fingerprint already known (the
+    /// built-in model's, written down in `builtin.rs` and tested there),
+    /// so loading does not hash the bytes: SHA-256 of the 3.6 MB model is
+    /// about 200 M instructions, most of what loading costs.
+    pub(crate) fn from_static_bytes_with_fingerprint(
+        bytes: &'static [u8],
+        file: &str,
+        fingerprint: &str,
+    ) -> Result<Self, ModelError> {
+        let sibling = no_sibling_vocab(file);
+        Self::parse(bytes, file, sibling, Cow::Borrowed, Some(fingerprint))
     }
 
     /// `keep` turns the int8 rows' bytes (a slice of `bytes`) into what
     /// the model holds: a copy, or the slice itself when it is `'static`.
+    /// `known_fingerprint` is used instead of hashing when given.
     fn parse<'b>(
         bytes: &'b [u8],
         file: &str,
         sibling_vocab: impl FnOnce() -> Result<String, ModelError>,
         keep: impl FnOnce(&'b [u8]) -> Cow<'static, [u8]>,
+        known_fingerprint: Option<&str>,
     ) -> Result<Self, ModelError> {
         let st = SafeTensors::parse(bytes, file)?;
         let tokenizer = st.metadata(TOKENIZER_KEY).ok_or_else(|| ModelError::Metadata {
@@ -156,13 +170,18 @@ impl StaticModel {
         };
         let (tokens, index) = parse_vocab(&vocab_text, rows, file)?;
 
-        let mut hasher = Sha256::new();
-        hasher.update(bytes);
-        if st.metadata(VOCAB_KEY).is_none() {
-            hasher.update(vocab_text.as_bytes());
-        }
-        let digest = hasher.finalize();
-        let fingerprint = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let fingerprint = match known_fingerprint {
+            Some(known) => known.to_string(),
+            None => {
+                let mut hasher = Sha256::new();
+                hasher.update(bytes);
+                if st.metadata(VOCAB_KEY).is_none() {
+                    hasher.update(vocab_text.as_bytes());
+                }
+                let digest = hasher.finalize();
+                digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+            }
+        };
 
         Ok(Self {
             index,
