@@ -48,9 +48,7 @@ impl Int8Rows {
             widened: OnceLock::new(),
         }
     }
-}
 
-impl Int8Rows {
     /// [`Matrix::add_rows`] for int8 rows, with AVX2 when the CPU has it.
     ///
     /// Widening a byte to `f32` costs a chain of unpacks and shifts with
