@@ -119,34 +119,9 @@ impl StaticModel {
     /// [`Self::add_text`] adds for the text they came from. Ids out of range
     /// add nothing.
     pub fn add_rows(&self, ids: &[u32], out: &mut [f32]) {
-        // Four rows per pass over `out`: each component gets the same four
-        // additions in the same order as four passes would give it (so
-        // the same bits), with `out` loaded and stored once instead of
-        // four times (a cold build adds every token of every chunk).
-        let mut quads = ids.chunks_exact(4);
-        for quad in &mut quads {
-            let rows = [
-                self.weighted_row(quad[0]),
-                self.weighted_row(quad[1]),
-                self.weighted_row(quad[2]),
-                self.weighted_row(quad[3]),
-            ];
-            if let [Some((w0, r0)), Some((w1, r1)), Some((w2, r2)), Some((w3, r3))] = rows {
-                out.iter_mut()
-                    .zip(r0)
-                    .zip(r1)
-                    .zip(r2)
-                    .zip(r3)
-                    .for_each(|((((o, a), b), c), d)| {
-                        *o = *o + w0 * a + w1 * b + w2 * c + w3 * d;
-                    });
-            } else {
-                quad.iter().for_each(|&id| self.add_row(id, out));
-            }
-        }
-        for &id in quads.remainder() {
-            self.add_row(id, out);
-        }
+        // Four rows per pass over `out` (see `matrix.rs`), in the same
+        // order and with the same bits as one row at a time.
+        self.vectors.add_rows(&self.weights, self.dim, ids, out);
     }
 
     /// Turns a sum built by [`Self::add_text`] and [`Self::add_rows`] (from
@@ -158,23 +133,11 @@ impl StaticModel {
     }
 
     /// `out += weight × row` for one token: the only arithmetic pooling
-    /// does, kept in one place so every path adds in the same order.
+    /// does, kept in one place (`matrix.rs`) so every path adds in the
+    /// same order.
     #[inline]
     fn add_row(&self, id: u32, out: &mut [f32]) {
-        let Some((w, row)) = self.weighted_row(id) else {
-            return;
-        };
-        out.iter_mut().zip(row).for_each(|(o, r)| *o += w * r);
-    }
-
-    /// The weight and vector of row `id` (`None` out of range).
-    #[inline]
-    fn weighted_row(&self, id: u32) -> Option<(f32, &[f32])> {
-        let id = id as usize;
-        Some((
-            *self.weights.get(id)?,
-            self.vectors.get(id * self.dim..(id + 1) * self.dim)?,
-        ))
+        self.vectors.add_row(&self.weights, self.dim, id, out);
     }
 
     /// The `k` tokens whose vectors are closest (by cosine) to `token`'s,

@@ -31,6 +31,7 @@
 pub mod builtin;
 mod encode;
 mod error;
+mod matrix;
 mod model;
 pub mod safetensors;
 pub mod tokenize;

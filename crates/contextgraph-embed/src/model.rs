@@ -5,12 +5,14 @@
 //! shape `[vocab, dim]`) with the vocabulary carried in the file's metadata,
 //! so one file is the whole model. See the crate README for the full layout.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::error::ModelError;
+use crate::matrix::{Int8Rows, Matrix};
 use crate::safetensors::{dtype, SafeTensors, TensorInfo};
 use crate::tokenize::TOKENIZER_NAME;
 
@@ -32,14 +34,16 @@ pub const SIBLING_VOCAB_FILE: &str = "vocab.txt";
 
 /// A loaded static embedding model.
 ///
-/// Vectors are held as `f32` whatever the file's storage type, so encoding
-/// is one multiply-add per dimension per token.
+/// `f32` and `f16` files are held as `f32`; int8 files stay int8 with a
+/// scale per row (a quarter of the memory, so the rows a build reads at
+/// random stay in cache), and pooling gives the bits the widened rows
+/// would (see `matrix.rs`).
 #[derive(Debug, Clone)]
 pub struct StaticModel {
     pub(crate) index: FxHashMap<Box<str>, u32>,
     pub(crate) tokens: Vec<Box<str>>,
     pub(crate) dim: usize,
-    pub(crate) vectors: Vec<f32>,
+    pub(crate) vectors: Matrix,
     pub(crate) weights: Vec<f32>,
     name: String,
     file: String,
@@ -68,24 +72,45 @@ impl StaticModel {
                 ),
             })
         };
-        Self::parse(&bytes, &file, sibling)
+        Self::parse(&bytes, &file, sibling, |q| Cow::Owned(q.to_vec()), None)
     }
 
     /// Loads a model from bytes whose metadata carries the vocabulary;
     /// `file` names the source in errors.
     pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, ModelError> {
-        Self::parse(bytes, file, || {
-            Err(ModelError::Vocab {
-                file: file.to_string(),
-                detail: format!("no `{VOCAB_KEY}` metadata in the file"),
-            })
-        })
+        let keep = |q: &[u8]| Cow::Owned(q.to_vec());
+        Self::parse(bytes, file, no_sibling_vocab(file), keep, None)
     }
 
-    fn parse(
-        bytes: &[u8],
+    /// [`Self::from_bytes`] for bytes that live as long as the program (the
+    /// built-in model's, compiled in): an int8 model's rows are borrowed
+    /// from them instead of copied. Same checks, same errors, same vectors.
+    pub fn from_static_bytes(bytes: &'static [u8], file: &str) -> Result<Self, ModelError> {
+        Self::parse(bytes, file, no_sibling_vocab(file), Cow::Borrowed, None)
+    }
+
+    /// [`Self::from_static_bytes`] with the fingerprint already known (the
+    /// built-in model's, written down in `builtin.rs` and tested there),
+    /// so loading does not hash the bytes: SHA-256 of the 3.6 MB model is
+    /// about 200 M instructions, most of what loading costs.
+    pub(crate) fn from_static_bytes_with_fingerprint(
+        bytes: &'static [u8],
+        file: &str,
+        fingerprint: &str,
+    ) -> Result<Self, ModelError> {
+        let sibling = no_sibling_vocab(file);
+        Self::parse(bytes, file, sibling, Cow::Borrowed, Some(fingerprint))
+    }
+
+    /// `keep` turns the int8 rows' bytes (a slice of `bytes`) into what
+    /// the model holds: a copy, or the slice itself when it is `'static`.
+    /// `known_fingerprint` is used instead of hashing when given.
+    fn parse<'b>(
+        bytes: &'b [u8],
         file: &str,
         sibling_vocab: impl FnOnce() -> Result<String, ModelError>,
+        keep: impl FnOnce(&'b [u8]) -> Cow<'static, [u8]>,
+        known_fingerprint: Option<&str>,
     ) -> Result<Self, ModelError> {
         let st = SafeTensors::parse(bytes, file)?;
         let tokenizer = st.metadata(TOKENIZER_KEY).ok_or_else(|| ModelError::Metadata {
@@ -122,7 +147,7 @@ impl StaticModel {
                 ))
             }
         };
-        let vectors = read_embeddings(&st, emb, rows, dim, file)?;
+        let vectors = read_embeddings(&st, emb, rows, dim, file, keep)?;
         let weights = match st.tensor(WEIGHTS_TENSOR) {
             Some(w) => {
                 let weights = read_row_f32(&st, w, WEIGHTS_TENSOR, rows, file)?;
@@ -145,13 +170,18 @@ impl StaticModel {
         };
         let (tokens, index) = parse_vocab(&vocab_text, rows, file)?;
 
-        let mut hasher = Sha256::new();
-        hasher.update(bytes);
-        if st.metadata(VOCAB_KEY).is_none() {
-            hasher.update(vocab_text.as_bytes());
-        }
-        let digest = hasher.finalize();
-        let fingerprint = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let fingerprint = match known_fingerprint {
+            Some(known) => known.to_string(),
+            None => {
+                let mut hasher = Sha256::new();
+                hasher.update(bytes);
+                if st.metadata(VOCAB_KEY).is_none() {
+                    hasher.update(vocab_text.as_bytes());
+                }
+                let digest = hasher.finalize();
+                digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+            }
+        };
 
         Ok(Self {
             index,
@@ -203,8 +233,12 @@ impl StaticModel {
     }
 
     /// The vector of row `id`.
+    ///
+    /// An int8 model widens its whole matrix to `f32` on the first call
+    /// (and keeps it): this is for inspecting a model; encoding does not
+    /// need it.
     pub fn row(&self, id: usize) -> Option<&[f32]> {
-        self.vectors.get(id * self.dim..(id + 1) * self.dim)
+        self.vectors.row(id, self.dim)
     }
 
     /// The pooling weight of row `id`.
@@ -271,15 +305,16 @@ fn wrong_dtype(file: &str, tensor: &str, info: &TensorInfo, expected: &str) -> M
     }
 }
 
-/// Reads the embeddings as `f32`, dequantising int8 rows with `scales` and
-/// widening `f16`; rejects non-finite values.
-fn read_embeddings(
-    st: &SafeTensors<'_>,
+/// Reads the embeddings: `f32` as they are, `f16` widened, int8 kept as
+/// int8 with their `scales`; rejects non-finite scales and values.
+fn read_embeddings<'b>(
+    st: &SafeTensors<'b>,
     emb: &TensorInfo,
     rows: usize,
     dim: usize,
     file: &str,
-) -> Result<Vec<f32>, ModelError> {
+    keep: impl FnOnce(&'b [u8]) -> Cow<'static, [u8]>,
+) -> Result<Matrix, ModelError> {
     let bytes = st.bytes(emb);
     let scales = st.tensor(SCALES_TENSOR);
     let vectors: Vec<f32> = match emb.dtype.as_str() {
@@ -300,23 +335,25 @@ fn read_embeddings(
             if let Some(row) = scales.iter().position(|s| !s.is_finite()) {
                 return Err(bad_value(file, SCALES_TENSOR, row, "scale is not finite"));
             }
-            let mut out = Vec::with_capacity(rows * dim);
-            for (row, scale) in bytes.chunks_exact(dim).zip(&scales) {
-                out.extend(row.iter().map(|&q| f32::from(q as i8) * scale));
+            if let Some(row) = first_overflowing_row(bytes, &scales, dim) {
+                return Err(bad_value(
+                    file,
+                    EMBEDDINGS_TENSOR,
+                    row,
+                    "value is NaN or infinite",
+                ));
             }
-            out
+            return Ok(Matrix::Int8(Int8Rows::new(keep(bytes), scales)));
         }
         _ => return Err(wrong_dtype(file, EMBEDDINGS_TENSOR, emb, "f32, f16 or I8")),
     };
-    if emb.dtype != "I8" {
-        if let Some(info) = scales {
-            return Err(bad_shape(
-                file,
-                SCALES_TENSOR,
-                info,
-                "`scales` only goes with I8 embeddings; drop it or store the embeddings as I8",
-            ));
-        }
+    if let Some(info) = scales {
+        return Err(bad_shape(
+            file,
+            SCALES_TENSOR,
+            info,
+            "`scales` only goes with I8 embeddings; drop it or store the embeddings as I8",
+        ));
     }
     if let Some(i) = vectors.iter().position(|v| !v.is_finite()) {
         return Err(bad_value(
@@ -326,7 +363,25 @@ fn read_embeddings(
             "value is NaN or infinite",
         ));
     }
-    Ok(vectors)
+    Ok(Matrix::Float(vectors))
+}
+
+/// The first row of int8 values `q` whose value `f32::from(q) * scale`
+/// overflows to infinity (with finite scales, nothing else is non-finite).
+/// `|q| <= 128`, so a row whose `|scale|` is at most `f32::MAX / 128`
+/// (exact: a power of two) cannot overflow; only the others, none in a
+/// sane model, are read, so loading does not touch the matrix.
+fn first_overflowing_row(q: &[u8], scales: &[f32], dim: usize) -> Option<usize> {
+    const SAFE: f32 = f32::MAX / 128.0;
+    scales
+        .iter()
+        .zip(q.chunks_exact(dim))
+        .position(|(&scale, row)| {
+            scale.abs() > SAFE
+                && row
+                    .iter()
+                    .any(|&q| !(f32::from(q as i8) * scale).is_finite())
+        })
 }
 
 /// Reads a `[rows]` f32 tensor.
@@ -353,6 +408,17 @@ fn read_row_f32(
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect())
+}
+
+/// The vocabulary reader [`StaticModel::from_bytes`] uses: there is no
+/// file beside the bytes, so the metadata must carry the vocabulary.
+fn no_sibling_vocab(file: &str) -> impl FnOnce() -> Result<String, ModelError> + '_ {
+    move || {
+        Err(ModelError::Vocab {
+            file: file.to_string(),
+            detail: format!("no `{VOCAB_KEY}` metadata in the file"),
+        })
+    }
 }
 
 /// Splits the vocabulary text into tokens and checks it against the rows.

@@ -23,6 +23,15 @@ fn the_builtin_model_loads_with_its_documented_shape() {
     assert!(std::ptr::eq(m, model()));
 }
 
+#[test]
+fn the_written_down_fingerprint_is_the_hash_of_the_builtin_bytes() {
+    use contextgraph_embed::builtin::{BUILTIN_MODEL_BYTES, BUILTIN_MODEL_FINGERPRINT};
+    // `from_bytes` hashes; `builtin()` uses the constant.
+    let hashed = StaticModel::from_bytes(BUILTIN_MODEL_BYTES, "copy").expect("loads");
+    assert_eq!(hashed.fingerprint(), BUILTIN_MODEL_FINGERPRINT);
+    assert_eq!(model().fingerprint(), BUILTIN_MODEL_FINGERPRINT);
+}
+
 /// (word, related word, unrelated control): prose words beside the code
 /// words that implement them.
 const PAIRS: &[(&str, &str, &str)] = &[
