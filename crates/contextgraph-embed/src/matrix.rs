@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 /// The rows of a model.
 #[derive(Debug, Clone)]
 pub(crate) enum Matrix {
-    /// `f32` rows (from `F32` or widened `F16` files).
+    /// `f32` rows (from float32 files, or float16 ones widened).
     Float(Vec<f32>),
     /// Int8 rows and their scales.
     Int8(Int8Rows),
