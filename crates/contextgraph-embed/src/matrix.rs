@@ -236,17 +236,13 @@ fn add4_i8(out: &mut [f32], rows: [QRow<'_>; 4]) {
 mod tests {
     use super::*;
 
-    /// Random int8 rows, weights and id sequences (splitmix64, so failures
-    /// reproduce).
-    struct Rng(u64);
+    /// Random int8 rows, weights and id sequences (the trainer's
+    /// splitmix64, so failures reproduce).
+    struct Rng(crate::train::SplitMix);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
+            self.0.next()
         }
 
         fn below(&mut self, n: usize) -> usize {
@@ -268,7 +264,7 @@ mod tests {
     /// the models that were widened at load).
     #[test]
     fn each_int8_kernel_gives_the_bits_of_the_widened_rows() {
-        let mut rng = Rng(1);
+        let mut rng = Rng(crate::train::SplitMix(1));
         for (rows, dim) in [(50, 128), (33, 37), (8, 1), (20, 16)] {
             let q: Vec<u8> = (0..rows * dim).map(|_| rng.next() as u8).collect();
             let scales: Vec<f32> = (0..rows).map(|_| rng.float().abs()).collect();

@@ -53,5 +53,7 @@ pub use cooccur::Cooccurrence;
 pub use pipeline::{train, TrainConfig, TrainReport, TrainedModel};
 pub use ppmi::ppmi;
 pub use sparse::Csr;
+#[cfg(test)]
+pub(crate) use svd::SplitMix;
 pub use svd::{randomized_svd, Svd};
 pub use vocab::{Vocab, VocabCounter};

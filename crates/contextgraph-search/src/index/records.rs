@@ -118,7 +118,7 @@ pub fn build_chunk_records_in(
         };
         let digest = sha256(region.as_bytes());
         own_line_pieces(text, lines, &c, &mut nested, &mut pieces);
-        let (terms, doc_len) = term_frequencies_of_parts(&pieces, own_names(&c).names());
+        let (terms, doc_len) = term_frequencies_of_parts(&pieces, &own_names(&c));
         let earlier = previous.and_then(|p| {
             p.chunks
                 .iter()
@@ -169,7 +169,10 @@ pub(crate) fn own_text_parts<'t>(
 ) -> Vec<&'t str> {
     let mut out = Vec::with_capacity(c.nested.len() + 3);
     own_line_pieces(text, lines, c, &mut Vec::new(), &mut out);
-    out.extend_from_slice(own_names(c).names());
+    if let Some(s) = &c.symbol {
+        out.push(&s.qualified);
+    }
+    out.push(&c.title);
     out
 }
 
@@ -200,30 +203,12 @@ fn own_line_pieces<'t>(
     }
 }
 
-/// The names that end a chunk's own text: its qualified name when it has
-/// a symbol, then its title.
-struct OwnNames<'c> {
-    names: [&'c str; 2],
-    count: usize,
-}
-
-impl<'c> OwnNames<'c> {
-    fn names(&self) -> &[&'c str] {
-        &self.names[..self.count]
-    }
-}
-
-fn own_names(c: &Chunk) -> OwnNames<'_> {
-    match &c.symbol {
-        Some(s) => OwnNames {
-            names: [&s.qualified, &c.title],
-            count: 2,
-        },
-        None => OwnNames {
-            names: [&c.title, ""],
-            count: 1,
-        },
-    }
+/// The names that end a chunk's own text: its qualified name, then its
+/// title. Without a symbol the first is empty, which adds no token and no
+/// byte to the counts (`own_text_parts` leaves it out).
+fn own_names(c: &Chunk) -> [&str; 2] {
+    let qualified = c.symbol.as_ref().map_or("", |s| s.qualified.as_str());
+    [qualified, c.title.as_str()]
 }
 
 /// The chunk's own text as one string: [`own_text_parts`] with the lines
