@@ -37,16 +37,10 @@ import subprocess
 import sys
 import time
 
-GOALS = [
-    "verify the digest of a window",
-    "retry with backoff after a connection error",
-    "how does the parser handle escaped strings",
-    "serialize_struct",
-    "parse the configuration file and report unknown keys",
-    "where is the http request body read",
-    "HashMap with_capacity",
-    "how are errors converted into the public error type",
-]
+# The goals `examples/served_query.rs` asks: prose, identifiers, questions.
+GOALS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "served_goals.txt")
+with open(GOALS_FILE, encoding="utf-8") as goals_file:
+    GOALS = [line.strip() for line in goals_file if line.strip()]
 
 HANDSHAKE = '{"type":"handshake","protocol_version":"contextgraph/1.0-draft"}\n'
 

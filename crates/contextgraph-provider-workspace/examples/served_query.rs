@@ -33,17 +33,9 @@ use contextgraph_provider_workspace::serve::{keep_fresh, QUERY_FRESHNESS_DEADLIN
 use contextgraph_provider_workspace::{CacheLocation, WorkspaceOptions, WorkspaceProvider};
 
 /// Asked when no QUERIES file is given: prose, identifiers and questions
-/// of the kinds the retrieval benchmark holds.
-const GOALS: &[&str] = &[
-    "verify the digest of a window",
-    "retry with backoff after a connection error",
-    "how does the parser handle escaped strings",
-    "serialize_struct",
-    "parse the configuration file and report unknown keys",
-    "where is the http request body read",
-    "HashMap with_capacity",
-    "how are errors converted into the public error type",
-];
+/// of the kinds the retrieval benchmark holds, one per line (the file
+/// `benches/served_cli_alternate.py` asks too).
+const GOALS: &str = include_str!("../benches/served_goals.txt");
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,7 +55,7 @@ fn main() {
             .filter(|l| !l.is_empty())
             .map(str::to_owned)
             .collect(),
-        None => GOALS.iter().map(|g| (*g).to_owned()).collect(),
+        None => GOALS.lines().map(str::to_owned).collect(),
     };
     let options = WorkspaceOptions {
         cache: CacheLocation::Base(cache.into()),
