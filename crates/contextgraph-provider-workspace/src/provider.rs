@@ -80,6 +80,9 @@ pub struct WorkspaceProvider {
     /// Files chunked to check held frames (see
     /// [`WorkspaceProvider::verify_file_chunkings`]).
     pub(crate) file_chunkings: Arc<AtomicU64>,
+    /// Chunk records kept decoded between answers, at most
+    /// ([`WorkspaceProvider::with_decoded_records_budget`]).
+    pub(crate) decoded_budget: usize,
 }
 
 impl std::fmt::Debug for WorkspaceProvider {
@@ -107,6 +110,7 @@ impl WorkspaceProvider {
                 fresh_within: None,
                 file_reads: Arc::default(),
                 file_chunkings: Arc::default(),
+                decoded_budget: contextgraph_search::DECODED_RECORDS_BUDGET,
             },
             source,
         ))
@@ -121,6 +125,17 @@ impl WorkspaceProvider {
     /// calls [`refresh_within`](Self::refresh_within) itself.
     pub fn with_fresh_queries(mut self, deadline: Duration) -> Self {
         self.fresh_within = Some(deadline);
+        self
+    }
+
+    /// Keep at most `budget` chunk records decoded between answers
+    /// (default [`contextgraph_search::DECODED_RECORDS_BUDGET`]): each
+    /// answer decodes the records it ranks and keeps them for the next
+    /// ones, and past the budget they are all forgotten after the answer
+    /// (see [`Workspace::bound_decoded_records`]). Lower it to trade the
+    /// next answers' decoding for memory.
+    pub fn with_decoded_records_budget(mut self, budget: usize) -> Self {
+        self.decoded_budget = budget;
         self
     }
 
@@ -550,16 +565,21 @@ impl Provider for WorkspaceProvider {
             None => true,
         };
         let result = self.answer(query)?;
-        if !scanned && result.1 {
+        let result = if !scanned && result.1 {
             // The scan was skipped on the watcher's word, yet a cited file
             // no longer held its indexed bytes (an edit whose event is
             // still on its way): scan, and answer from the files as they are.
             if let Some(deadline) = self.fresh_within {
                 self.bring_up_to_date(deadline, true);
             }
-            return Ok(self.answer(query)?.0);
-        }
-        Ok(result.0)
+            self.answer(query)?.0
+        } else {
+            result.0
+        };
+        // The records this answer decoded are kept for the next ones, up
+        // to a budget: a peer's goals must not grow memory without bound.
+        self.workspace.bound_decoded_records(self.decoded_budget);
+        Ok(result)
     }
 
     fn verify(&self, request: &VerifyRequest) -> VerifyResponse {

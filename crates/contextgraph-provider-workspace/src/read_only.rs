@@ -27,6 +27,7 @@ impl WorkspaceProvider {
                 fresh_within: None,
                 file_reads: Arc::default(),
                 file_chunkings: Arc::default(),
+                decoded_budget: contextgraph_search::DECODED_RECORDS_BUDGET,
             },
             info,
         ))

@@ -100,4 +100,4 @@ pub use refresh::RefreshReport;
 pub use search::{FileCache, SearchOptions, SearchView, RELEVANCE_FLOOR};
 pub use walk::{SkipReason, WalkOptions, PROJECT_IGNORE_FILE};
 pub use watch::{WatchError, WatchHandle};
-pub use workspace::{IndexError, IndexSource, IndexStats, Workspace};
+pub use workspace::{IndexError, IndexSource, IndexStats, Workspace, DECODED_RECORDS_BUDGET};

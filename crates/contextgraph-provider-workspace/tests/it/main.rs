@@ -9,6 +9,7 @@ mod as_of;
 mod budget_packing;
 mod chunking_languages;
 mod corrupt_index;
+mod decoded_budget;
 mod incremental_index;
 mod kinds_filter;
 mod oversized_chunks;

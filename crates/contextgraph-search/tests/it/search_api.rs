@@ -76,3 +76,50 @@ fn refresh_follows_edits_additions_and_deletions() {
         .iter()
         .all(|id| !id.starts_with("src/net.rs")));
 }
+
+/// A server bounds the chunk records it keeps decoded for later queries:
+/// over the budget they are forgotten, and the next search decodes them
+/// again and answers the same, built or loaded.
+#[test]
+fn decoded_records_past_the_budget_are_forgotten_and_answers_stay_the_same() {
+    let dir = repo();
+    let cache = tempfile::tempdir().expect("cache directory");
+    let other_cache = tempfile::tempdir().expect("cache directory");
+    let (built, _) = Workspace::open(dir.path(), options(cache.path())).expect("open");
+    drop(built);
+    for (ws, how) in [
+        (
+            Workspace::open(dir.path(), options(cache.path()))
+                .expect("reopen")
+                .0,
+            "loaded",
+        ),
+        (
+            Workspace::open(dir.path(), options(other_cache.path()))
+                .expect("build")
+                .0,
+            "built",
+        ),
+    ] {
+        let first = hits(&ws, "retry_loop backoff timeout");
+        assert!(!first.is_empty(), "{how}");
+        let decoded = ws.view().index().decoded_records();
+        assert!(decoded > 0, "{how}: a search decodes the chunks it reads");
+        assert!(
+            !ws.bound_decoded_records(decoded),
+            "{how}: at the budget nothing is forgotten"
+        );
+        assert_eq!(ws.view().index().decoded_records(), decoded, "{how}");
+        assert!(
+            ws.bound_decoded_records(decoded - 1),
+            "{how}: past it, forgotten"
+        );
+        assert_eq!(ws.view().index().decoded_records(), 0, "{how}");
+        assert_eq!(hits(&ws, "retry_loop backoff timeout"), first, "{how}");
+        assert_eq!(
+            ws.view().index().decoded_records(),
+            decoded,
+            "{how}: decoded again"
+        );
+    }
+}
