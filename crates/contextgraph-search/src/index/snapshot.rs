@@ -342,25 +342,23 @@ impl Index {
     /// old term id's new one.
     fn terms_table(&self, mapped: &(dyn Fn(u32) -> Option<u32> + Sync)) -> (TableWriter, Vec<u32>) {
         let frozen_len = self.dict.frozen_len() as u32;
-        // In term order, then id (ids are unique), as sorting the pairs
-        // gives it. Each id is sorted behind its term's first bytes as an
-        // integer ([`prefix_key`]), so that most comparisons of this
-        // serial sort are one integer comparison instead of a `memcmp`
-        // call; only runs of equal keys are then ordered by their terms.
-        // The entries hold no reference to the term (16 bytes, not 32): on
-        // a cold build every term is new, and this vector, held until the
-        // table is written, was most of what the save added to the build's
-        // peak memory.
+        // In term order, then id (ids are unique). Each id is sorted
+        // behind its term's first bytes as an integer ([`prefix_key`]), so
+        // that most comparisons of this serial sort are one integer
+        // comparison instead of a `memcmp` call; the terms are looked up
+        // only where the keys are equal. The entries hold no reference to
+        // the term (16 bytes, not 32): on a cold build every term is new,
+        // and this vector, held until the table is written, was most of
+        // what the save added to the build's peak memory.
+        let term_of = |id: u32| self.dict.term(id).unwrap_or_default();
         let mut tail: Vec<(u64, u32)> = (frozen_len..self.dict.len() as u32)
             .filter_map(|id| Some((prefix_key(self.dict.term(id)?.as_bytes()), id)))
             .collect();
-        tail.sort_unstable();
-        let term_of = |id: u32| self.dict.term(id).unwrap_or_default();
-        for run in tail.chunk_by_mut(|a, b| a.0 == b.0) {
-            if run.len() > 1 {
-                run.sort_unstable_by(|a, b| term_of(a.1).cmp(term_of(b.1)).then(a.1.cmp(&b.1)));
-            }
-        }
+        tail.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| term_of(a.1).cmp(term_of(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
         let tail = tail.into_iter().map(|(_, id)| (term_of(id), id));
         let mut new_id: Vec<u32> = vec![DEAD; self.dict.len()];
         let mut terms = TableWriter::default();
