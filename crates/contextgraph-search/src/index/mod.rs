@@ -149,6 +149,12 @@ impl DecodedCount {
         self.0.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// `n` records went with their file (see [`Index::remove`]).
+    fn sub(&mut self, n: usize) {
+        let count = self.0.get_mut();
+        *count = count.saturating_sub(n);
+    }
+
     fn get(&self) -> usize {
         self.0.load(std::sync::atomic::Ordering::Relaxed)
     }

@@ -646,3 +646,21 @@ fn forgotten_decoded_records_read_back_the_same_and_encode_the_same() {
         "a whole file decoded counts its chunks"
     );
 }
+
+/// The count of decoded records is what the index keeps: a removed or
+/// replaced file's decoded record leaves with it, so a refresh that drops
+/// many files does not make the count (and the server's budget) run ahead
+/// of the memory held.
+#[test]
+fn removed_files_take_their_decoded_records_out_of_the_count() {
+    let a = record("a.rs", &[&[("alpha", 2)], &[("beta", 1)]]);
+    let b = record("b.rs", &[&[("delta", 1)], &[("alpha", 1)], &[("gamma", 1)]]);
+    let mut index = roundtrip(&Index::from_records([a.clone(), b]));
+    assert_eq!(index.file("b.rs").map(|f| f.chunks.len()), Some(3));
+    assert!(index.chunk(0).is_some());
+    assert_eq!(index.decoded_records(), index.decoded_chunks());
+    index.remove("b.rs");
+    index.upsert(a);
+    assert_eq!(index.decoded_records(), index.decoded_chunks());
+    assert_eq!(index.decoded_records(), 1, "a.rs's first chunk, decoded alone");
+}

@@ -114,7 +114,12 @@ impl Index {
             // compaction; readers skip dead slots, which keeps removal
             // O(the file's terms), not O(posting lists).
         }
-        entry.record.into_inner()
+        let record = entry.record.into_inner();
+        // Its decoded chunks leave with it: no longer kept.
+        if let Some(r) = &record {
+            self.decoded.sub(r.chunks.len());
+        }
+        record
     }
 
     /// Rebuild densely when over half the slots are dead, so postings of
