@@ -662,5 +662,9 @@ fn removed_files_take_their_decoded_records_out_of_the_count() {
     index.remove("b.rs");
     index.upsert(a);
     assert_eq!(index.decoded_records(), index.decoded_chunks());
-    assert_eq!(index.decoded_records(), 1, "a.rs's first chunk, decoded alone");
+    assert_eq!(
+        index.decoded_records(),
+        1,
+        "a.rs's first chunk, decoded alone"
+    );
 }
